@@ -1,0 +1,48 @@
+import { OPERATORS, type Operator } from './query/ast';
+
+/** Library settings; every one has an environment variable and a default (docs/decisions.md). */
+export interface RestConfig {
+  /** Maximum filter nesting depth (oper object = 1; each nested group/relation level adds one). */
+  maxDepth: number;
+  /** Maximum number of leaf conditions in one filter. */
+  maxConditions: number;
+  defaultPageSize: number;
+  maxPageSize: number;
+  /** REST_VALIDATE_COLUMNS: check field names against the model. */
+  validateColumns: boolean;
+  /** REST_STRICT_COLUMNS: unknown select/orderby columns are a 400 (else dropped). */
+  strictColumns: boolean;
+  /** Allowed filter operators. */
+  operators: readonly Operator[];
+  /** Debug mode: `Forbidden: <permission>` messages. */
+  debug: boolean;
+  /** LOG_QUERY: one query-log line per controller action. */
+  logQueries: boolean;
+}
+
+function envBool(name: string, fallback: boolean): boolean {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return fallback;
+  return ['1', 'true', 'yes', 'on'].includes(raw.toLowerCase());
+}
+
+function envInt(name: string, fallback: number): number {
+  const raw = process.env[name];
+  const n = raw === undefined ? NaN : Number.parseInt(raw, 10);
+  return Number.isFinite(n) && n > 0 ? n : fallback;
+}
+
+export function configFromEnv(overrides: Partial<RestConfig> = {}): RestConfig {
+  return {
+    maxDepth: envInt('REST_MAX_DEPTH', 5),
+    maxConditions: envInt('REST_MAX_CONDITIONS', 100),
+    defaultPageSize: envInt('REST_DEFAULT_PAGE_SIZE', 15),
+    maxPageSize: envInt('REST_MAX_PAGE_SIZE', 1000),
+    validateColumns: envBool('REST_VALIDATE_COLUMNS', true),
+    strictColumns: envBool('REST_STRICT_COLUMNS', true),
+    operators: OPERATORS,
+    debug: envBool('APP_DEBUG', false),
+    logQueries: envBool('LOG_QUERY', false),
+    ...overrides,
+  };
+}

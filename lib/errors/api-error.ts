@@ -1,0 +1,54 @@
+/**
+ * Typed errors with an HTTP status and a stable `type`. Thrown anywhere below the HTTP layer and
+ * rendered in one place (lib/http/error-middleware.ts) as `{message, type, status, ...body()}`.
+ */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly type: string,
+    message: string,
+  ) {
+    super(message);
+    this.name = new.target.name;
+  }
+
+  /** Extra members of the error body beyond message, type and status. */
+  body(): Record<string, unknown> {
+    return {};
+  }
+}
+
+export class BadRequestError extends ApiError {
+  constructor(message: string, readonly parameter?: string) {
+    super(400, 'bad_request', message);
+  }
+}
+
+export class NotFoundError extends ApiError {
+  constructor(message: string) {
+    super(404, 'not_found', message);
+  }
+}
+
+/** A 404 listing the ids that do not exist (bulk update / delete). */
+export class MissingIdsError extends ApiError {
+  constructor(readonly model: string, readonly ids: Array<string | number>) {
+    super(404, 'not_found', `No ${model} records found for ids: ${ids.join(', ')}.`);
+  }
+
+  override body(): Record<string, unknown> {
+    return { ids: this.ids };
+  }
+}
+
+export class UnauthenticatedError extends ApiError {
+  constructor() {
+    super(401, 'unauthenticated', 'Unauthenticated.');
+  }
+}
+
+export class ForbiddenError extends ApiError {
+  constructor(readonly permission?: string, debug = false) {
+    super(403, 'forbidden', debug && permission ? `Forbidden: ${permission}` : 'Forbidden');
+  }
+}

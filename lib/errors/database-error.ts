@@ -1,0 +1,51 @@
+import { ApiError } from './api-error';
+import type { DatabaseErrorInfo, DatabaseErrorType } from '../../drivers/driver';
+
+const STATUS: Record<DatabaseErrorType, number> = {
+  unique_violation: 409,
+  foreign_key_violation: 409,
+  not_null_violation: 422,
+  validation_error: 422,
+  bad_request: 400,
+  connection_error: 503,
+  database_error: 500,
+};
+
+function messageFor(info: DatabaseErrorInfo): string {
+  switch (info.type) {
+    case 'unique_violation':
+      return `The ${info.field ?? 'value'} has already been taken.`;
+    case 'foreign_key_violation':
+      return info.field
+        ? `The selected ${info.field} is invalid or the record is referenced by other records.`
+        : 'Cannot delete record because it is referenced by other records.';
+    case 'not_null_violation':
+      return `The ${info.field ?? 'value'} field is required.`;
+    case 'validation_error':
+      return 'The given data was invalid.';
+    case 'bad_request':
+      return `Invalid value${info.field ? ` for ${info.field}` : ''}.`;
+    case 'connection_error':
+      return 'The database is unavailable. Try again later.';
+    default:
+      return 'A database error occurred.';
+  }
+}
+
+/**
+ * A database failure in the API's terms. Never carries driver text to the client; the original
+ * error travels in `cause` to the database-error log channel.
+ */
+export class DatabaseError extends ApiError {
+  constructor(readonly info: DatabaseErrorInfo, options?: { cause?: unknown; message?: string }) {
+    super(STATUS[info.type], info.type, options?.message ?? messageFor(info));
+    if (options?.cause !== undefined) (this as { cause?: unknown }).cause = options.cause;
+  }
+
+  override body(): Record<string, unknown> {
+    const extra: Record<string, unknown> = {};
+    if (this.info.field) extra.field = this.info.field;
+    if (this.info.errors) extra.errors = this.info.errors;
+    return extra;
+  }
+}

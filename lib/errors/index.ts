@@ -1,0 +1,3 @@
+export * from './api-error';
+export * from './validation-error';
+export * from './database-error';

@@ -1,0 +1,19 @@
+import { ApiError } from './api-error';
+
+/** 422 with every failing field: `{message: "<first> (and N more errors)", errors: {field: [messages]}}`. */
+export class ValidationError extends ApiError {
+  constructor(readonly errors: Record<string, string[]>) {
+    super(422, 'validation_error', summarize(errors));
+  }
+
+  override body(): Record<string, unknown> {
+    return { errors: this.errors };
+  }
+}
+
+function summarize(errors: Record<string, string[]>): string {
+  const messages = Object.values(errors).flat();
+  if (messages.length === 0) return 'The given data was invalid.';
+  const rest = messages.length - 1;
+  return rest > 0 ? `${messages[0]} (and ${rest} more error${rest === 1 ? '' : 's'})` : messages[0];
+}

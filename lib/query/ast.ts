@@ -1,0 +1,102 @@
+/**
+ * The typed, driver-agnostic query description. The parser builds it once from the request,
+ * after checking every field, operator, relation and value against the model; drivers compile it.
+ * Plain data: no driver types, no raw request strings.
+ */
+
+export const OPERATORS = [
+  '=', '!=', '>', '>=', '<', '<=',
+  'like', 'not like', 'ilike', 'not ilike',
+  'in', 'not in', 'between', 'not between',
+  'null', 'not null',
+] as const;
+
+export type Operator = (typeof OPERATORS)[number];
+
+/** A value already cast to the field's type. Ids are strings (ObjectId hex) or integers. */
+export type Scalar = string | number | boolean | Date | null;
+
+/**
+ * - `=`/`!=`/`<`...: value is a Scalar (`=`/`!=` with null never appear: they become null/not null)
+ * - in/not in: Scalar[] (non-empty); between/not between: [low, high]
+ * - like/ilike and negations: the client's pattern string (% and _ wildcards)
+ * - null/not null: value undefined
+ * For array fields (e.g. roles), `=` means "contains", like MongoDB.
+ */
+export interface Condition {
+  kind: 'condition';
+  field: string;
+  operator: Operator;
+  value?: Scalar | Scalar[];
+}
+
+export interface AndFilter {
+  kind: 'and';
+  filters: Filter[];
+}
+
+export interface OrFilter {
+  kind: 'or';
+  filters: Filter[];
+}
+
+/** Existence: the record has at least one related record (one relation segment) matching `filter`. */
+export interface RelatedFilter {
+  kind: 'related';
+  relation: string;
+  /** null: any related record. Dot paths are nested RelatedFilters. */
+  filter: Filter | null;
+}
+
+export type Filter = Condition | AndFilter | OrFilter | RelatedFilter;
+
+/** An eager-loaded relation: columns (null = all, keys always included), children, `_nested` filter. */
+export interface RelationLoad {
+  name: string;
+  columns: string[] | null;
+  children: RelationLoad[];
+  /** With `_nested`, the relation filter from `oper` that also narrows the loaded records. */
+  filter: Filter | null;
+}
+
+export type Direction = 'asc' | 'desc';
+
+/**
+ * A sort key. `relations` is a (possibly empty) chain of to-one relations (`category.name` ->
+ * relations ['category'], field 'name'). The parser always appends the primary key last.
+ * Null ordering follows MongoDB on every driver: nulls first ascending, last descending.
+ */
+export interface OrderKey {
+  relations: string[];
+  field: string;
+  direction: Direction;
+}
+
+export interface OffsetPage {
+  kind: 'offset';
+  page: number;
+  size: number;
+}
+
+/** Keyset page; `after` holds the order-key values (same length as `order`) of the last row seen. */
+export interface CursorPage {
+  kind: 'cursor';
+  size: number;
+  after: Scalar[] | null;
+}
+
+export type Page = OffsetPage | CursorPage;
+
+export interface ListQuery {
+  /** MODEL name of the root. */
+  model: string;
+  filter: Filter | null;
+  /** Root columns (keys needed for relations added); null = all readable fields. */
+  select: string[] | null;
+  relations: RelationLoad[];
+  order: OrderKey[];
+  /** null: every matching record (no pagination). */
+  page: Page | null;
+  /** Hard cap for unpaginated reads (`/first` uses 1). */
+  limit: number | null;
+}
