@@ -106,6 +106,9 @@ export interface Driver {
   /** Translate a native error; null when it is not a database error this driver knows. */
   translateError(error: unknown): DatabaseErrorInfo | null;
 
+  /** The native form of a list query (pipeline / SQL), for the query log (LOG_QUERY=true). */
+  compile?(query: ListQuery): unknown;
+
   /** Close connections owned by the driver (not the application's). */
   close?(): Promise<void>;
 }

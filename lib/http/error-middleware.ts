@@ -1,0 +1,57 @@
+import type { ErrorRequestHandler } from 'express';
+import { ApiError, DatabaseError } from '../errors';
+import type { Loggers } from '../log/logger';
+
+interface BodyParserError {
+  type?: string;
+  status?: number;
+}
+
+/**
+ * The one place errors become responses: `{message, type, status, ...}`. Typed errors render
+ * themselves; database errors are logged in full on the database channel; anything else is a 500
+ * whose details stay in the log. No stack trace or driver text reaches a client.
+ */
+export function errorMiddleware(log: Loggers): ErrorRequestHandler {
+  return (err: unknown, req, res, next) => {
+    if (res.headersSent) return next(err);
+    if (err instanceof ApiError) {
+      if (err instanceof DatabaseError) {
+        const cause = (err as { cause?: unknown }).cause;
+        log.db.error(`${req.method} ${req.originalUrl}: ${err.type}`, { error: describe(cause ?? err) });
+      }
+      res.status(err.status).json({ message: err.message, type: err.type, status: err.status, ...err.body() });
+      return;
+    }
+    const parserError = err as BodyParserError;
+    if (parserError && parserError.type === 'entity.parse.failed') {
+      res.status(400).json({ message: 'Malformed JSON in the request body.', type: 'bad_request', status: 400 });
+      return;
+    }
+    if (parserError && parserError.type === 'entity.too.large') {
+      res.status(413).json({ message: 'The request body is too large.', type: 'payload_too_large', status: 413 });
+      return;
+    }
+    if (parserError && typeof parserError.status === 'number' && parserError.status >= 400 && parserError.status < 500) {
+      res.status(parserError.status).json({ message: 'The request could not be read.', type: 'bad_request', status: parserError.status });
+      return;
+    }
+    log.app.error(`${req.method} ${req.originalUrl}: unexpected error`, { error: describe(err) });
+    res.status(500).json({ message: 'Internal server error.', type: 'internal_error', status: 500 });
+  };
+}
+
+function describe(error: unknown): Record<string, unknown> {
+  if (error instanceof Error) {
+    const extra = error as Error & { code?: unknown; parent?: unknown; errorResponse?: unknown; cause?: unknown };
+    return {
+      name: error.name,
+      message: error.message,
+      code: extra.code,
+      stack: error.stack,
+      parent: extra.parent instanceof Error ? extra.parent.message : undefined,
+      cause: extra.cause instanceof Error ? describe(extra.cause) : undefined,
+    };
+  }
+  return { value: String(error) };
+}

@@ -1,0 +1,27 @@
+import winston from 'winston';
+
+/**
+ * The library's log channels. `app`: general messages (LOG_LEVEL, default info); `db`: every
+ * database error in full (the client only sees the translated message); `query`: with
+ * LOG_QUERY=true, one line per controller action with the compiled query.
+ */
+export interface Loggers {
+  app: winston.Logger;
+  db: winston.Logger;
+  query: winston.Logger;
+}
+
+export function createLoggers(base?: winston.Logger): Loggers {
+  const app =
+    base ??
+    winston.createLogger({
+      level: process.env.LOG_LEVEL ?? 'info',
+      format: winston.format.combine(winston.format.timestamp(), winston.format.json()),
+      transports: [new winston.transports.Console({ stderrLevels: ['error', 'warn'] })],
+    });
+  return {
+    app,
+    db: app.child({ channel: 'database' }),
+    query: app.child({ channel: 'query' }),
+  };
+}

@@ -1,0 +1,49 @@
+import type { ListResult, Row } from '../../drivers/driver';
+import type { ListQuery } from '../query/ast';
+import { encodeCursor } from '../query';
+
+export interface OffsetEnvelope {
+  current_page: number;
+  data: Row[];
+  total: number;
+  per_page: number;
+  last_page: number;
+  from: number | null;
+  to: number | null;
+}
+
+export interface CursorEnvelope {
+  data: Row[];
+  per_page: number;
+  next_cursor: string | null;
+  has_more: boolean;
+}
+
+export type ListEnvelope = { data: Row[] } | OffsetEnvelope | CursorEnvelope;
+
+/** Wraps a driver result in the envelope of the query's pagination mode (decisions 15-16). */
+export function listEnvelope(query: ListQuery, result: ListResult): ListEnvelope {
+  const page = query.page;
+  if (!page) return { data: result.rows };
+  if (page.kind === 'offset') {
+    const total = result.total ?? 0;
+    const empty = result.rows.length === 0;
+    const from = empty ? null : (page.page - 1) * page.size + 1;
+    return {
+      current_page: page.page,
+      data: result.rows,
+      total,
+      per_page: page.size,
+      last_page: Math.max(1, Math.ceil(total / page.size)),
+      from,
+      to: from === null ? null : from + result.rows.length - 1,
+    };
+  }
+  const hasMore = result.hasMore === true;
+  return {
+    data: result.rows,
+    per_page: page.size,
+    next_cursor: hasMore && result.nextAfter ? encodeCursor(result.nextAfter, query) : null,
+    has_more: hasMore,
+  };
+}

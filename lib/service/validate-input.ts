@@ -1,0 +1,39 @@
+import { ValidationError as YupValidationError, type AnyObject, type ObjectSchema } from 'yup';
+
+export type FieldErrors = Record<string, string[]>;
+
+export function addError(errors: FieldErrors, path: string, message: string): void {
+  (errors[path] ??= []).push(message);
+}
+
+/** Keeps the attributes a client may write: fillable only, never the key or timestamps. */
+export function pickFillable(item: Record<string, unknown>, fillable: readonly string[]): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const field of fillable) {
+    if (Object.prototype.hasOwnProperty.call(item, field) && item[field] !== undefined) out[field] = item[field];
+  }
+  return out;
+}
+
+/**
+ * Validates (and casts) one item with the resource's yup schema. Errors are keyed by
+ * `prefix + path` (e.g. `product.1.sku`), every failing rule reported.
+ */
+export async function validateItem(
+  schema: ObjectSchema<AnyObject> | undefined,
+  attributes: Record<string, unknown>,
+  fillable: readonly string[],
+  prefix: string,
+  errors: FieldErrors,
+): Promise<Record<string, unknown>> {
+  if (!schema) return attributes;
+  try {
+    const cast = (await schema.validate(attributes, { abortEarly: false })) as Record<string, unknown>;
+    return pickFillable(cast, fillable);
+  } catch (err) {
+    if (!(err instanceof YupValidationError)) throw err;
+    const failures = err.inner.length > 0 ? err.inner : [err];
+    for (const failure of failures) addError(errors, `${prefix}${failure.path ?? 'value'}`, failure.message);
+    return attributes;
+  }
+}
