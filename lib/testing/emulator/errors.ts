@@ -2,6 +2,7 @@
 export const Codes = {
   InternalError: 1,
   BadValue: 2,
+  Unauthorized: 13,
   FailedToParse: 9,
   TypeMismatch: 14,
   InvalidLength: 16,
@@ -22,6 +23,7 @@ export const Codes = {
   DuplicateKey: 11000,
   Location40324: 40324,
   NotImplemented: 238,
+  InvalidPipelineOperator: 168,
 } as const;
 
 export type CodeName = keyof typeof Codes;
@@ -37,8 +39,7 @@ export class CommandError extends Error {
   constructor(codeName: CodeName, message: string, extra: Record<string, unknown> = {}, labels: string[] = []) {
     super(message);
     this.code = Codes[codeName];
-    // Location codes are reported by the server with an empty-ish codeName; keep the number.
-    this.codeName = codeName.startsWith('Location') ? codeName : codeName;
+    this.codeName = codeName;
     this.extra = extra;
     this.labels = labels;
   }
@@ -77,7 +78,8 @@ export function toCommandError(err: unknown): CommandError {
   if (m) return new CommandError('Location40324', `Unrecognized pipeline stage name: '${m[1]}'`);
   m = /Unknown update operator: '?(\$\w+)/i.exec(message);
   if (m) return new CommandError('FailedToParse', `Unknown modifier: ${m[1]}. Expected a valid update modifier or pipeline-style update specified as an array`);
+  if (/immutable field '_id'/.test(message)) return new CommandError('ImmutableField', "Performing an update on the path '_id' would modify the immutable field '_id'");
   m = /'?(\$\w+)'? is not registered/i.exec(message);
-  if (m) return new CommandError('Location40324', `Invalid $project :: caused by :: Unrecognized expression '${m[1]}'`);
+  if (m) return new CommandError('InvalidPipelineOperator', `Unrecognized expression '${m[1]}'`);
   return new CommandError('BadValue', message);
 }

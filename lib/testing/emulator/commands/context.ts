@@ -1,0 +1,49 @@
+import { ObjectId } from 'bson';
+import { CursorRegistry } from '../cursors';
+import { CommandError } from '../errors';
+import { Store } from '../store';
+import { Scope, TransactionManager, type Transaction } from '../transactions';
+import type { Doc } from '../values';
+
+/** Everything one emulator instance owns; all state is in memory and per instance. */
+export class EmulatorState {
+  readonly store = new Store();
+  readonly txns = new TransactionManager(this.store);
+  readonly cursors = new CursorRegistry();
+  readonly processId = new ObjectId();
+  readonly startedAt = new Date();
+  host = '127.0.0.1:0';
+  nextConnectionId = 1;
+}
+
+export interface CommandContext {
+  state: EmulatorState;
+  db: string;
+  cmd: Doc;
+  scope: Scope;
+  connectionId: number;
+  sessionKey?: string;
+  txn?: Transaction;
+}
+
+export type Handler = (ctx: CommandContext) => Doc;
+
+/** The collection name a command targets (`{find: "users"}`), validated. */
+export function collectionName(ctx: CommandContext, field: string): string {
+  const name = ctx.cmd[field];
+  if (typeof name !== 'string' || name.length === 0) {
+    throw new CommandError('InvalidNamespace', `collection name has invalid type ${typeof name}`);
+  }
+  return name;
+}
+
+export function optionalNumber(value: unknown, field: string): number | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (typeof value !== 'number') throw new CommandError('TypeMismatch', `Field '${field}' should be a number`);
+  return value;
+}
+
+/** Resolver for $lookup/$graphLookup/$unionWith: collections of the same database, as this scope sees them. */
+export function resolverFor(ctx: CommandContext): (name: string) => Doc[] {
+  return (name) => ctx.scope.list(ctx.state.store.get(ctx.db, name));
+}

@@ -1,0 +1,91 @@
+import { CommandError } from '../errors';
+import { aggregate, compileFilter, find } from '../engine';
+import { isPlainObject, keyOf, pathValues, type Doc } from '../values';
+import { collectionName, optionalNumber, resolverFor, type CommandContext, type Handler } from './context';
+
+function ns(ctx: CommandContext, coll: string): string {
+  return `${ctx.db}.${coll}`;
+}
+
+const findCmd: Handler = (ctx) => {
+  const name = collectionName(ctx, 'find');
+  const { cmd } = ctx;
+  const coll = ctx.state.store.get(ctx.db, name);
+  const limit = optionalNumber(cmd.limit, 'limit');
+  const docs = find(ctx.scope.list(coll), {
+    filter: cmd.filter,
+    sort: cmd.sort,
+    projection: cmd.projection,
+    skip: optionalNumber(cmd.skip, 'skip'),
+    limit,
+  });
+  const batchSize = optionalNumber(cmd.batchSize, 'batchSize');
+  const singleBatch = cmd.singleBatch === true || (limit !== undefined && limit < 0);
+  // A positive limit smaller than the batch closes the cursor after the first batch, as on the server.
+  return ctx.state.cursors.first(ns(ctx, name), docs, { batchSize, singleBatch, sessionKey: ctx.sessionKey });
+};
+
+const getMore: Handler = (ctx) => {
+  const id = Number(ctx.cmd.getMore);
+  const name = collectionName(ctx, 'collection');
+  return ctx.state.cursors.more(ns(ctx, name), id, optionalNumber(ctx.cmd.batchSize, 'batchSize'));
+};
+
+const killCursors: Handler = (ctx) => {
+  const ids = Array.isArray(ctx.cmd.cursors) ? ctx.cmd.cursors.map((c) => Number(c)) : [];
+  return ctx.state.cursors.kill(ids);
+};
+
+const aggregateCmd: Handler = (ctx) => {
+  const { cmd } = ctx;
+  const dbLevel = cmd.aggregate === 1;
+  const name = dbLevel ? '$cmd.aggregate' : collectionName(ctx, 'aggregate');
+  if (!dbLevel && cmd.cursor === undefined && cmd.explain !== true) {
+    throw new CommandError('FailedToParse', "The 'cursor' option is required, except for aggregate with the explain argument");
+  }
+  if (cmd.explain === true) throw new CommandError('NotImplemented', 'explain is not supported by the MongoDB emulator');
+  const source = dbLevel ? [] : ctx.scope.list(ctx.state.store.get(ctx.db, name));
+  const out = aggregate(source, cmd.pipeline, resolverFor(ctx), isPlainObject(cmd.let) ? cmd.let : undefined);
+  const cursor = isPlainObject(cmd.cursor) ? cmd.cursor : {};
+  return ctx.state.cursors.first(ns(ctx, name), out, { batchSize: optionalNumber(cursor.batchSize, 'batchSize'), sessionKey: ctx.sessionKey });
+};
+
+const count: Handler = (ctx) => {
+  const name = collectionName(ctx, 'count');
+  const { cmd } = ctx;
+  const query = compileFilter(cmd.query);
+  let n = ctx.scope.list(ctx.state.store.get(ctx.db, name)).filter((d) => query.test(d)).length;
+  const skip = optionalNumber(cmd.skip, 'skip') ?? 0;
+  const limit = Math.abs(optionalNumber(cmd.limit, 'limit') ?? 0);
+  n = Math.max(0, n - skip);
+  if (limit) n = Math.min(n, limit);
+  return { n, ok: 1 };
+};
+
+const distinct: Handler = (ctx) => {
+  const name = collectionName(ctx, 'distinct');
+  const key = ctx.cmd.key;
+  if (typeof key !== 'string') throw new CommandError('TypeMismatch', "BSON field 'distinct.key' is missing but a required field");
+  const query = compileFilter(ctx.cmd.query);
+  const seen = new Map<string, unknown>();
+  for (const d of ctx.scope.list(ctx.state.store.get(ctx.db, name))) {
+    if (!query.test(d)) continue;
+    // Array values contribute each element, like the server's distinct.
+    for (const v of pathValues(d, key)) {
+      const k = keyOf(v);
+      if (!seen.has(k)) seen.set(k, v);
+    }
+  }
+  return { values: Array.from(seen.values()), ok: 1 };
+};
+
+export const readCommands: Record<string, Handler> = {
+  find: findCmd,
+  getMore,
+  killCursors,
+  aggregate: aggregateCmd,
+  count,
+  distinct,
+};
+
+export type { Doc };
