@@ -1,0 +1,365 @@
+import type { Express } from 'express';
+import { expect } from 'chai';
+import supertest from 'supertest';
+import { startMongo, type MongoHandle } from '../../lib/testing/start-mongo';
+import { startPostgres, type PostgresHandle } from '../../lib/testing/start-postgres';
+
+/**
+ * Harness of the HTTP contract suite: the example app per driver, started once per mocha run,
+ * plus data builders that go through the HTTP API. Expectations in the suite never depend on the
+ * driver; ids are the only difference and are always taken from responses.
+ */
+
+export type DriverName = 'mongo' | 'sql';
+export type Id = string | number;
+export type Rec = Record<string, unknown> & { id: Id };
+export type Params = Record<string, unknown>;
+
+interface ExampleApp {
+  app: Express;
+  reset(): Promise<void>;
+  close(): Promise<void>;
+  info: { driver: string; database: string };
+}
+
+interface ExampleAppModule {
+  createExampleApp(options: { driver: DriverName; mongoUri?: string; postgresUri?: string; seed?: boolean }): Promise<ExampleApp>;
+}
+
+export const CONTRACT_DRIVERS: DriverName[] = (process.env.CONTRACT_DRIVERS ?? 'mongo,sql')
+  .split(',')
+  .map((s) => s.trim())
+  .filter((s): s is DriverName => s === 'mongo' || s === 'sql');
+
+export const API = '/api/v1';
+export const TIMESTAMP = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/;
+/** Driver text that must never reach a client. */
+export const LEAKS = ['E11000', 'duplicate key', 'violates', 'SELECT', 'stack', 'Sequelize', 'Mongo'];
+
+const apps = new Map<DriverName, Promise<ExampleApp>>();
+let mongoDb: Promise<MongoHandle> | null = null;
+let postgresDb: Promise<PostgresHandle> | null = null;
+
+async function appFor(driver: DriverName): Promise<ExampleApp> {
+  let pending = apps.get(driver);
+  if (!pending) {
+    pending = (async () => {
+      // Loaded lazily: the example app is optional for the rest of the test tree.
+      const mod = (await import('../../example-app/app' as string)) as ExampleAppModule;
+      if (driver === 'mongo') {
+        mongoDb ??= startMongo();
+        return mod.createExampleApp({ driver, mongoUri: (await mongoDb).uri, seed: false });
+      }
+      postgresDb ??= startPostgres();
+      return mod.createExampleApp({ driver, postgresUri: (await postgresDb).uri, seed: false });
+    })();
+    apps.set(driver, pending);
+  }
+  return pending;
+}
+
+let rootHookRegistered = false;
+function registerRootAfter(): void {
+  if (rootHookRegistered) return;
+  rootHookRegistered = true;
+  // Registered while the first contract file loads, so it lands on the root suite.
+  after(async function stopContractApps() {
+    this.timeout(60_000);
+    for (const pending of apps.values()) {
+      try {
+        await (await pending).close();
+      } catch {
+        // the app may have failed to start; nothing to close
+      }
+    }
+    apps.clear();
+    const dbs = await Promise.allSettled([mongoDb, postgresDb].filter((p): p is Promise<MongoHandle | PostgresHandle> => p !== null));
+    mongoDb = null;
+    postgresDb = null;
+    for (const db of dbs) if (db.status === 'fulfilled') await db.value.stop();
+  });
+}
+
+/** Query-string form of request parameters: structured values JSON-encoded, strings as they are. */
+export function encodeParams(params: Params): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [key, value] of Object.entries(params)) out[key] = typeof value === 'string' ? value : JSON.stringify(value);
+  return out;
+}
+
+export interface Fixture {
+  cat: Record<'electronics' | 'phones' | 'laptops' | 'books' | 'empty', Rec>;
+  prod: Record<'alpha' | 'beta' | 'gamma' | 'delta' | 'epsilon' | 'zeta', Rec>;
+  tag: Record<'red' | 'green' | 'blue', Rec>;
+  user: Record<'ann' | 'bob', Rec>;
+  review: Record<'a1' | 'a2' | 'g1', Rec>;
+}
+
+export class ContractContext {
+  private example: ExampleApp | null = null;
+  private seq = 0;
+
+  constructor(readonly driver: DriverName) {}
+
+  async init(): Promise<void> {
+    this.example = await appFor(this.driver);
+  }
+
+  get app(): ExampleApp {
+    if (!this.example) throw new Error('contract app not started (init() runs in a before hook)');
+    return this.example;
+  }
+
+  request(): supertest.Agent {
+    return supertest.agent(this.app.app);
+  }
+
+  reset(): Promise<void> {
+    return this.app.reset();
+  }
+
+  /** A unique suffix for unique fields (sku, email, tag name). */
+  unique(prefix = 'u'): string {
+    this.seq += 1;
+    return `${prefix}-${process.pid}-${this.seq}`;
+  }
+
+  /** GET with parameters JSON-encoded in the query string. */
+  get(path: string, params: Params = {}): supertest.Test {
+    return this.request().get(`${API}${path}`).query(encodeParams(params));
+  }
+
+  /** GET with parameters in a JSON body. */
+  getWithBody(path: string, body: Params): supertest.Test {
+    return this.request().get(`${API}${path}`).send(body);
+  }
+
+  async create(resource: string, body: Params): Promise<Rec> {
+    const res = await this.request().post(`${API}/${resource}`).send(body);
+    if (res.status !== 200) throw new Error(`create ${resource} answered ${res.status}: ${JSON.stringify(res.body)}`);
+    return res.body.model as Rec;
+  }
+
+  product(overrides: Params = {}): Promise<Rec> {
+    return this.create('products', { name: 'Product', sku: this.unique('sku'), price: 10, ...overrides });
+  }
+
+  category(overrides: Params = {}): Promise<Rec> {
+    return this.create('categories', { name: this.unique('cat'), ...overrides });
+  }
+
+  tagRec(overrides: Params = {}): Promise<Rec> {
+    return this.create('tags', { name: this.unique('tag'), ...overrides });
+  }
+
+  user(overrides: Params = {}): Promise<Rec> {
+    return this.create('users', { name: 'User', email: `${this.unique('user')}@example.test`, ...overrides });
+  }
+
+  /** A valid id of `resource` that belongs to no record: create one, then delete it. */
+  async absentId(resource: string): Promise<Id> {
+    const builders: Record<string, () => Promise<Rec>> = {
+      products: () => this.product(),
+      categories: () => this.category(),
+      tags: () => this.tagRec(),
+      users: () => this.user(),
+    };
+    const rec = await builders[resource]();
+    const res = await this.request().delete(`${API}/${resource}/${rec.id}`);
+    if (res.status !== 200) throw new Error(`delete ${resource} answered ${res.status}`);
+    return rec.id;
+  }
+
+  async count(resource: string, params: Params = {}): Promise<number> {
+    const res = await this.get(`/${resource}`, { ...params, pagination: { page: 1, pageSize: 1 } });
+    if (res.status !== 200) throw new Error(`count ${resource} answered ${res.status}: ${JSON.stringify(res.body)}`);
+    return res.body.total as number;
+  }
+
+  async fetch(resource: string, id: Id, params: Params = {}): Promise<Rec> {
+    const res = await this.get(`/${resource}/${id}`, params);
+    if (res.status !== 200) throw new Error(`show ${resource}/${id} answered ${res.status}: ${JSON.stringify(res.body)}`);
+    return res.body as Rec;
+  }
+
+  /**
+   * Links a product and a tag in the pivot product_tag. Relation routes are outside this suite's
+   * scope, so the row is written straight into the app's database (table/collection product_tag).
+   */
+  async attach(product: Rec, tag: Rec, pivot: { position?: number | null; note?: string | null } = {}): Promise<void> {
+    const position = pivot.position ?? null;
+    const note = pivot.note ?? null;
+    if (this.driver === 'sql') {
+      const { Client } = await import('pg');
+      const client = new Client({ connectionString: await this.postgresUri() });
+      await client.connect();
+      try {
+        const cols = await client.query<{ column_name: string; is_nullable: string; column_default: string | null }>(
+          `SELECT column_name, is_nullable, column_default FROM information_schema.columns WHERE table_name = 'product_tag'`,
+        );
+        const names = cols.rows.map((r) => r.column_name);
+        const values: Record<string, unknown> = { product_id: product.id, tag_id: tag.id, position, note };
+        for (const ts of ['created_at', 'updated_at', 'createdAt', 'updatedAt']) if (names.includes(ts)) values[ts] = new Date();
+        const keys = Object.keys(values).filter((k) => names.includes(k));
+        await client.query(
+          `INSERT INTO "product_tag" (${keys.map((k) => `"${k}"`).join(', ')}) VALUES (${keys.map((_, i) => `$${i + 1}`).join(', ')})`,
+          keys.map((k) => values[k]),
+        );
+      } finally {
+        await client.end();
+      }
+      return;
+    }
+    const { MongoClient, ObjectId } = await import('mongodb');
+    const client = new MongoClient(await this.mongoUri());
+    await client.connect();
+    try {
+      const db = client.db(this.app.info.database);
+      const collections = await db.listCollections({}, { nameOnly: true }).toArray();
+      const name = collections.map((c) => c.name).find((n) => /^product_?tags?$/i.test(n)) ?? 'product_tag';
+      const now = new Date();
+      await db.collection(name).insertOne({
+        product_id: new ObjectId(String(product.id)),
+        tag_id: new ObjectId(String(tag.id)),
+        position,
+        note,
+        created_at: now,
+        updated_at: now,
+      });
+    } finally {
+      await client.close();
+    }
+  }
+
+  private async postgresUri(): Promise<string> {
+    const base = (await postgresDb)!.uri;
+    const database = this.app.info.database;
+    // The app may use its own database on the server it was given.
+    if (database && /^[A-Za-z0-9_-]+$/.test(database)) return base.replace(/\/[^/?]*(\?|$)/, `/${database}$1`);
+    return base;
+  }
+
+  private async mongoUri(): Promise<string> {
+    return (await mongoDb)!.uri;
+  }
+
+  /**
+   * The small known data set of the filter tests (see the table in test/contract/README.md):
+   * 5 categories (Phones, Laptops under Electronics), 6 products, 3 tags, 2 users, 3 reviews,
+   * 3 pivot rows.
+   */
+  async fixture(): Promise<Fixture> {
+    await this.reset();
+    const electronics = await this.create('categories', { name: 'Electronics' });
+    const phones = await this.create('categories', { name: 'Phones', parent_id: electronics.id });
+    const laptops = await this.create('categories', { name: 'Laptops', parent_id: electronics.id });
+    const books = await this.create('categories', { name: 'Books' });
+    const empty = await this.create('categories', { name: 'Empty' });
+    const mk = (name: string, sku: string, price: number, stock: number, status: string, description: string | null, featured: boolean, category: Rec | null) =>
+      this.create('products', { name, sku, price, stock, status, description, featured, category_id: category ? category.id : null });
+    // Created one at a time so the creation order (and the ids) follow this list.
+    const alpha = await mk('Alpha Phone', 'SKU-001', 100, 5, 'active', 'Best (new) phone.', true, phones);
+    const beta = await mk('beta phone', 'SKU-002', 200, 0, 'inactive', null, false, phones);
+    const gamma = await mk('Gamma Laptop', 'SKU-003', 1500.5, 10, 'active', 'Fast, light laptop', true, laptops);
+    const delta = await mk('Delta Book', 'SKU-004', 20, 100, 'draft', 'Cotton * paper', false, books);
+    const epsilon = await mk('Epsilon Thing', '00123', 0, 3, 'active', 'axb', false, null);
+    const zeta = await mk('Zeta Book', 'SKU-006', 20, 7, 'inactive', 'a.b', false, books);
+    const red = await this.create('tags', { name: 'red' });
+    const green = await this.create('tags', { name: 'green' });
+    const blue = await this.create('tags', { name: 'blue' });
+    const ann = await this.create('users', { name: 'Ann', email: 'ann@example.test', roles: ['admin'], api_token: 'secret-ann' });
+    const bob = await this.create('users', { name: 'Bob', email: 'bob@example.test', roles: [] });
+    const a1 = await this.create('reviews', { product_id: alpha.id, user_id: ann.id, rating: 5, comment: 'Great' });
+    const a2 = await this.create('reviews', { product_id: alpha.id, user_id: bob.id, rating: 2, comment: null });
+    const g1 = await this.create('reviews', { product_id: gamma.id, user_id: ann.id, rating: 4, comment: 'Good' });
+    await this.attach(alpha, red, { position: 1, note: 'first' });
+    await this.attach(alpha, green, { position: 2, note: null });
+    await this.attach(gamma, red, { position: 1, note: null });
+    return {
+      cat: { electronics, phones, laptops, books, empty },
+      prod: { alpha, beta, gamma, delta, epsilon, zeta },
+      tag: { red, green, blue },
+      user: { ann, bob },
+      review: { a1, a2, g1 },
+    };
+  }
+}
+
+/** One `describe` per driver in CONTRACT_DRIVERS; the body gets that driver's context. */
+export function forEachDriver(title: string, body: (ctx: ContractContext) => void): void {
+  registerRootAfter();
+  for (const driver of CONTRACT_DRIVERS) {
+    describe(`${title} [${driver}]`, function () {
+      this.timeout(60_000);
+      const ctx = new ContractContext(driver);
+      before(async function () {
+        this.timeout(180_000);
+        await ctx.init();
+      });
+      body(ctx);
+    });
+  }
+}
+
+// ---- assertion helpers -------------------------------------------------------------------------
+
+/** Sorted `name` values of a list of records. */
+export function names(rows: unknown): string[] {
+  expect(rows, 'data array').to.be.an('array');
+  return (rows as Array<{ name: string }>).map((r) => r.name).sort();
+}
+
+/** `name` values in response order. */
+export function orderedNames(rows: unknown): string[] {
+  expect(rows, 'data array').to.be.an('array');
+  return (rows as Array<{ name: string }>).map((r) => r.name);
+}
+
+/** An error body: status, type, a message (optionally matching), and no driver text. */
+export function expectError(res: { status: number; body: unknown; text: string }, status: number, type: string, message?: string | RegExp): Record<string, unknown> {
+  expect(res.status, `status of ${res.text}`).to.equal(status);
+  const body = res.body as Record<string, unknown>;
+  expect(body.type, `type of ${res.text}`).to.equal(type);
+  expect(body.status).to.equal(status);
+  expect(body.message).to.be.a('string').and.not.equal('');
+  if (typeof message === 'string') expect(body.message).to.equal(message);
+  else if (message) expect(body.message).to.match(message);
+  for (const leak of LEAKS) expect(res.text, `error body leaks "${leak}"`).not.to.include(leak);
+  return body;
+}
+
+/** A 400 whose message names `word` (a parameter, field, relation or operator). */
+export function expectBadRequest(res: { status: number; body: unknown; text: string }, word?: string): Record<string, unknown> {
+  const body = expectError(res, 400, 'bad_request');
+  if (word) expect(String(body.message), `message names "${word}"`).to.include(word);
+  return body;
+}
+
+/** A 422 validation body with `errors[path]` present. */
+export function expectValidation(res: { status: number; body: unknown; text: string }, ...paths: string[]): Record<string, string[]> {
+  const body = expectError(res, 422, 'validation_error');
+  const errors = body.errors as Record<string, string[]>;
+  expect(errors, 'errors object').to.be.an('object');
+  for (const path of paths) {
+    expect(errors, `errors has ${path}: ${res.text}`).to.have.property(path);
+    expect(errors[path]).to.be.an('array').that.is.not.empty;
+    for (const msg of errors[path]) expect(msg).to.be.a('string');
+  }
+  return errors;
+}
+
+/** A record as the API returns it: id, ISO timestamps, never internal or write-only keys. */
+export function expectRecordShape(rec: unknown): void {
+  const r = rec as Record<string, unknown>;
+  expect(r).to.be.an('object');
+  expect(['string', 'number']).to.include(typeof r.id);
+  if (typeof r.id === 'string') expect(r.id).to.match(/^[0-9a-f]{24}$/);
+  else expect(Number.isInteger(r.id)).to.equal(true);
+  expect(r).not.to.have.any.keys('_id', '__v', 'api_token');
+  if ('created_at' in r) expect(r.created_at).to.match(TIMESTAMP);
+  if ('updated_at' in r) expect(r.updated_at).to.match(TIMESTAMP);
+}
+
+export function sameId(a: unknown, b: unknown): boolean {
+  return String(a) === String(b);
+}
