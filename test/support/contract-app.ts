@@ -73,10 +73,12 @@ function registerRootAfter(): void {
       }
     }
     apps.clear();
-    const dbs = await Promise.allSettled([mongoDb, postgresDb].filter((p): p is Promise<MongoHandle | PostgresHandle> => p !== null));
+    const pending: Array<Promise<{ stop(): Promise<void> }>> = [];
+    if (mongoDb) pending.push(mongoDb);
+    if (postgresDb) pending.push(postgresDb);
     mongoDb = null;
     postgresDb = null;
-    for (const db of dbs) if (db.status === 'fulfilled') await db.value.stop();
+    for (const db of await Promise.allSettled(pending)) if (db.status === 'fulfilled') await db.value.stop();
   });
 }
 
@@ -217,14 +219,11 @@ export class ContractContext {
       const db = client.db(this.app.info.database);
       const collections = await db.listCollections({}, { nameOnly: true }).toArray();
       const name = collections.map((c) => c.name).find((n) => /^product_?tags?$/i.test(n)) ?? 'product_tag';
-      const now = new Date();
       await db.collection(name).insertOne({
         product_id: new ObjectId(String(product.id)),
         tag_id: new ObjectId(String(tag.id)),
         position,
         note,
-        created_at: now,
-        updated_at: now,
       });
     } finally {
       await client.close();

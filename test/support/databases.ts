@@ -19,7 +19,10 @@ export function sharedPostgres(): Promise<PostgresHandle> {
 }
 
 export async function stopSharedDatabases(): Promise<void> {
-  const handles = await Promise.allSettled([mongo, postgres].filter((p): p is Promise<MongoHandle | PostgresHandle> => p !== null));
+  const pending: Array<Promise<{ stop(): Promise<void> }>> = [];
+  if (mongo) pending.push(mongo);
+  if (postgres) pending.push(postgres);
+  const handles = await Promise.allSettled(pending);
   mongo = null;
   postgres = null;
   for (const handle of handles) if (handle.status === 'fulfilled') await handle.value.stop();

@@ -1,0 +1,171 @@
+import type { Condition, Filter, RelatedFilter, Scalar } from '../../lib/query/ast';
+import type { FieldInfo } from '../../lib/resource/model-info';
+import { ParamBuilder, quoteIdent } from './sql-builder';
+import type { SchemaContext } from './schema-context';
+
+/**
+ * Filter AST -> SQL boolean expression. Semantics follow MongoDB so both drivers return the same
+ * rows: negations (`!=`, `not in`, `not like`, `not between`) also match NULL, strings compare
+ * bytewise (COLLATE "C"), array fields match when any element matches.
+ */
+export function compileFilter(filter: Filter, ctx: SchemaContext, model: string, alias: string, params: ParamBuilder): string {
+  switch (filter.kind) {
+    case 'and':
+    case 'or': {
+      if (filter.filters.length === 0) return filter.kind === 'and' ? 'TRUE' : 'FALSE';
+      const parts = filter.filters.map((f) => compileFilter(f, ctx, model, alias, params));
+      return parts.length === 1 ? parts[0] : `(${parts.join(filter.kind === 'and' ? ' AND ' : ' OR ')})`;
+    }
+    case 'related':
+      return compileRelated(filter, ctx, model, alias, params);
+    case 'condition':
+      return compileCondition(filter, ctx, model, alias, params);
+  }
+}
+
+/** EXISTS over one relation segment; dot paths arrive as nested RelatedFilters. */
+function compileRelated(filter: RelatedFilter, ctx: SchemaContext, model: string, alias: string, params: ParamBuilder): string {
+  const rel = ctx.relation(model, filter.relation);
+  const target = rel.target;
+  const t = params.alias('r');
+  const p = rel.kind === 'belongsToMany' ? params.alias('p') : '';
+  const targetKey = ctx.column(target, t, ctx.model(target).key);
+  const ownKey = ctx.column(model, alias, ctx.model(model).key);
+  const inner = filter.filter ? ` AND ${compileFilter(filter.filter, ctx, target, t, params)}` : '';
+  switch (rel.kind) {
+    case 'belongsTo':
+      return `EXISTS (SELECT 1 FROM ${ctx.table(target)} AS ${quoteIdent(t)} WHERE ${targetKey} = ${ctx.column(model, alias, rel.foreignKey)}${inner})`;
+    case 'hasOne':
+    case 'hasMany':
+      return `EXISTS (SELECT 1 FROM ${ctx.table(target)} AS ${quoteIdent(t)} WHERE ${ctx.column(target, t, rel.foreignKey)} = ${ownKey}${inner})`;
+    case 'belongsToMany': {
+      const pivot = rel.pivot;
+      if (!pivot) throw new Error(`Relation ${model}.${rel.name} has no pivot`);
+      const pq = quoteIdent(p);
+      return (
+        `EXISTS (SELECT 1 FROM ${quoteIdent(pivot.table)} AS ${pq} JOIN ${ctx.table(target)} AS ${quoteIdent(t)} ` +
+        `ON ${targetKey} = ${pq}.${quoteIdent(pivot.relatedKey)} WHERE ${pq}.${quoteIdent(pivot.parentKey)} = ${ownKey}${inner})`
+      );
+    }
+  }
+}
+
+const COMPARE: Record<string, string> = { '=': '=', '>': '>', '>=': '>=', '<': '<', '<=': '<=' };
+/** `col > v` on an array means some element is > v, i.e. `v < ANY(col)`. */
+const FLIPPED: Record<string, string> = { '=': '=', '>': '<', '>=': '<=', '<': '>', '<=': '>=' };
+
+function compileCondition(cond: Condition, ctx: SchemaContext, model: string, alias: string, params: ParamBuilder): string {
+  const info = ctx.field(model, cond.field);
+  const col = ctx.value(model, alias, cond.field);
+  if (info.type === 'array') return compileArrayCondition(cond, col, params);
+  const c = info.type === 'string' ? `${col} COLLATE "C"` : col;
+  const op = cond.operator;
+  switch (op) {
+    case '=':
+      return `${col} = ${params.param(cond.value)}`;
+    case '!=':
+      return `${col} IS DISTINCT FROM ${params.param(cond.value)}`;
+    case '>':
+    case '>=':
+    case '<':
+    case '<=':
+      return `${c} ${COMPARE[op]} ${params.param(cond.value)}`;
+    case 'like':
+    case 'ilike':
+    case 'not like':
+    case 'not ilike':
+      return compileLike(cond, info, col, params);
+    case 'in': {
+      const { values, hasNull } = splitNulls(cond.value);
+      const any = values.length ? `${col} = ANY(${params.param(values)})` : 'FALSE';
+      return hasNull ? `(${any} OR ${col} IS NULL)` : any;
+    }
+    case 'not in': {
+      const { values, hasNull } = splitNulls(cond.value);
+      const any = values.length ? `NOT (${col} = ANY(${params.param(values)}))` : 'TRUE';
+      return hasNull ? `(${col} IS NOT NULL AND ${any})` : `(${col} IS NULL OR ${any})`;
+    }
+    case 'between': {
+      const [low, high] = pair(cond.value);
+      return `${c} BETWEEN ${params.param(low)} AND ${params.param(high)}`;
+    }
+    case 'not between': {
+      const [low, high] = pair(cond.value);
+      return `(${col} IS NULL OR NOT (${c} BETWEEN ${params.param(low)} AND ${params.param(high)}))`;
+    }
+    case 'null':
+      return `${col} IS NULL`;
+    case 'not null':
+      return `${col} IS NOT NULL`;
+  }
+}
+
+/**
+ * LIKE with no escape character: only `%` and `_` are special, a backslash is literal — the
+ * same rows as MongoDB's anchored regex with everything else escaped. Only strings can match.
+ */
+function compileLike(cond: Condition, info: FieldInfo, col: string, params: ParamBuilder): string {
+  const negated = cond.operator.startsWith('not ');
+  const keyword = cond.operator.endsWith('ilike') ? 'ILIKE' : 'LIKE';
+  if (info.type !== 'string') return negated ? 'TRUE' : 'FALSE';
+  const test = `${col} ${keyword} ${params.param(cond.value)} ESCAPE ''`;
+  return negated ? `(${col} IS NULL OR NOT (${test}))` : test;
+}
+
+/** Array columns (PostgreSQL arrays), MongoDB-style: a condition holds when an element matches. */
+function compileArrayCondition(cond: Condition, col: string, params: ParamBuilder): string {
+  const op = cond.operator;
+  const elem = (test: (e: string) => string): string => `EXISTS (SELECT 1 FROM unnest(${col}) AS "e"("v") WHERE ${test('"e"."v"')})`;
+  switch (op) {
+    case '=':
+    case '>':
+    case '>=':
+    case '<':
+    case '<=':
+      return `${params.param(cond.value)} ${FLIPPED[op]} ANY(${col})`;
+    case '!=':
+      return `(${col} IS NULL OR NOT (${params.param(cond.value)} = ANY(${col})))`;
+    case 'in': {
+      const { values, hasNull } = splitNulls(cond.value);
+      const overlap = values.length ? `${col} && ${params.param(values)}` : 'FALSE';
+      return hasNull ? `(${overlap} OR ${col} IS NULL)` : overlap;
+    }
+    case 'not in': {
+      const { values, hasNull } = splitNulls(cond.value);
+      const overlap = values.length ? `NOT (${col} && ${params.param(values)})` : 'TRUE';
+      return hasNull ? `(${col} IS NOT NULL AND ${overlap})` : `(${col} IS NULL OR ${overlap})`;
+    }
+    case 'between': {
+      const [low, high] = pair(cond.value);
+      return `(${params.param(low)} <= ANY(${col}) AND ${params.param(high)} >= ANY(${col}))`;
+    }
+    case 'not between': {
+      const [low, high] = pair(cond.value);
+      return `(${col} IS NULL OR NOT (${params.param(low)} <= ANY(${col}) AND ${params.param(high)} >= ANY(${col})))`;
+    }
+    case 'like':
+    case 'ilike': {
+      const p = params.param(cond.value);
+      return elem((e) => `${e} ${op === 'like' ? 'LIKE' : 'ILIKE'} ${p} ESCAPE ''`);
+    }
+    case 'not like':
+    case 'not ilike': {
+      const p = params.param(cond.value);
+      return `(${col} IS NULL OR NOT ${elem((e) => `${e} ${op === 'not like' ? 'LIKE' : 'ILIKE'} ${p} ESCAPE ''`)})`;
+    }
+    case 'null':
+      return `${col} IS NULL`;
+    case 'not null':
+      return `${col} IS NOT NULL`;
+  }
+}
+
+function splitNulls(value: Condition['value']): { values: Scalar[]; hasNull: boolean } {
+  const list = Array.isArray(value) ? value : [value ?? null];
+  return { values: list.filter((v) => v !== null), hasNull: list.some((v) => v === null) };
+}
+
+function pair(value: Condition['value']): [Scalar, Scalar] {
+  if (!Array.isArray(value) || value.length !== 2) throw new Error('between needs two values');
+  return [value[0], value[1]];
+}

@@ -1,0 +1,77 @@
+import type { ListQuery, Page } from '../../lib/query/ast';
+import type { Catalog, FieldInfo } from '../../lib/resource/model-info';
+import { compileFilter } from './compile-filter';
+import { compileOrder, keysetCondition } from './compile-order';
+import { compileRelationLoads, selectFields, type RelationPlan } from './compile-relations';
+import { SchemaContext } from './schema-context';
+import { ParamBuilder, quoteIdent, type SqlStatement } from './sql-builder';
+import type { TableMap } from './table-map';
+
+export interface CompiledList {
+  model: string;
+  /** The page of root rows (size + 1 rows for cursor pages). */
+  rows: SqlStatement;
+  /** Offset pages: count on the root table, relation filters as EXISTS. */
+  count: SqlStatement | null;
+  /** Root output fields. */
+  fields: string[];
+  /** Helper aliases holding the order-key values, and their fields (for cursors). */
+  keys: { alias: string; field: FieldInfo }[];
+  relations: RelationPlan[];
+  page: Page | null;
+  /** Every statement (relation ones with $1 = the parent keys), for the query log. */
+  statements: SqlStatement[];
+}
+
+/** ListQuery -> SQL statements with bound parameters. Pure: no connection, no Sequelize. */
+export function compileList(query: ListQuery, catalog: Catalog, tables: TableMap): CompiledList {
+  const ctx = new SchemaContext(catalog, tables);
+  const model = query.model;
+  const relations = compileRelationLoads(query.relations, ctx, model);
+  const fields = selectFields(ctx, model, query.select, query.relations);
+
+  const params = new ParamBuilder();
+  const root = params.alias('t');
+  const rq = quoteIdent(root);
+  const order = compileOrder(query.order, ctx, model, root, params);
+  const where: string[] = [];
+  if (query.filter) where.push(compileFilter(query.filter, ctx, model, root, params));
+  const page = query.page;
+  if (page?.kind === 'cursor' && page.after) where.push(keysetCondition(order.keys, page.after, params));
+  const columns = [...fields.map((f) => `${ctx.column(model, root, f)} AS ${quoteIdent(f)}`), ...order.selects];
+  let sql = `SELECT ${columns.join(', ')} FROM ${ctx.table(model)} AS ${rq}`;
+  if (order.joins.length) sql += ` ${order.joins.join(' ')}`;
+  if (where.length) sql += ` WHERE ${where.join(' AND ')}`;
+  if (order.orderBy) sql += ` ORDER BY ${order.orderBy}`;
+  if (page?.kind === 'offset') sql += ` LIMIT ${params.param(page.size)} OFFSET ${params.param((page.page - 1) * page.size)}`;
+  else if (page?.kind === 'cursor') sql += ` LIMIT ${params.param(page.size + 1)}`;
+  else if (query.limit !== null) sql += ` LIMIT ${params.param(query.limit)}`;
+  const rows: SqlStatement = { sql, bind: params.bind };
+
+  let count: SqlStatement | null = null;
+  if (page?.kind === 'offset') {
+    const countParams = new ParamBuilder();
+    const c = countParams.alias('t');
+    const filter = query.filter ? ` WHERE ${compileFilter(query.filter, ctx, model, c, countParams)}` : '';
+    count = { sql: `SELECT count(*) AS "total" FROM ${ctx.table(model)} AS ${quoteIdent(c)}${filter}`, bind: countParams.bind };
+  }
+
+  const statements = [rows, ...(count ? [count] : [])];
+  const collect = (plans: RelationPlan[]): void => {
+    for (const plan of plans) {
+      statements.push(plan.statement);
+      collect(plan.children);
+    }
+  };
+  collect(relations);
+  return {
+    model,
+    rows,
+    count,
+    fields,
+    keys: order.keys.map((k) => ({ alias: k.alias, field: k.field })),
+    relations,
+    page,
+    statements,
+  };
+}

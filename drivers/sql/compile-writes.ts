@@ -1,0 +1,86 @@
+import { quoteIdent, quoteLiteral, type SqlStatement } from './sql-builder';
+import type { TableInfo } from './table-map';
+
+/**
+ * Write statements. Values travel as ONE jsonb parameter turned into rows of the table's own
+ * row type (jsonb_populate_recordset), so every value is typed by its column and one statement
+ * serves any number of records, without the 65535-parameter ceiling.
+ */
+
+function tableSql(info: TableInfo): string {
+  return info.schema ? `${quoteIdent(info.schema)}.${quoteIdent(info.table)}` : quoteIdent(info.table);
+}
+
+function columnOf(info: TableInfo, field: string): string {
+  return info.columns[field] ?? field;
+}
+
+/** JSON for jsonb_populate_record: keys are column names. */
+function toJsonRecord(info: TableInfo, fields: string[], record: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = Object.create(null) as Record<string, unknown>;
+  for (const field of fields) out[columnOf(info, field)] = record[field] === undefined ? null : record[field];
+  return out;
+}
+
+const MANAGED = (info: TableInfo, key: string): Set<string> => new Set([key, info.createdAt, info.updatedAt].filter((f): f is string => !!f));
+
+/** One multi-row INSERT ... RETURNING key, in input order. `records` hold model fields only. */
+export function compileInsert(info: TableInfo, key: string, records: Record<string, unknown>[]): SqlStatement {
+  const managed = MANAGED(info, key);
+  const fields = [...new Set(records.flatMap((r) => Object.keys(r)))].filter((f) => f in info.columns && !managed.has(f));
+  const table = tableSql(info);
+  const stamps = [info.createdAt, info.updatedAt].filter((f): f is string => !!f);
+  const targets = [...fields, ...stamps].map((f) => quoteIdent(columnOf(info, f)));
+  const returning = `RETURNING ${quoteIdent(columnOf(info, key))} AS ${quoteIdent(key)}`;
+  if (targets.length === 0) {
+    return { sql: `INSERT INTO ${table} (${quoteIdent(columnOf(info, key))}) VALUES ${records.map(() => '(DEFAULT)').join(', ')} ${returning}`, bind: [] };
+  }
+  const values = [...fields.map((f) => `"v".${quoteIdent(columnOf(info, f))}`), ...stamps.map(() => 'now()')];
+  const json = JSON.stringify(records.map((r) => toJsonRecord(info, fields, r)));
+  return {
+    sql:
+      `INSERT INTO ${table} (${targets.join(', ')}) SELECT ${values.join(', ')} ` +
+      `FROM jsonb_populate_recordset(NULL::${table}, $1::jsonb) WITH ORDINALITY AS "v" ORDER BY "v"."ordinality" ${returning}`,
+    bind: [json],
+  };
+}
+
+/**
+ * One UPDATE for every item whatever their changed fields: a field absent from an item's changes
+ * keeps its value (CASE on the key's presence in that item's JSON). updated_at = now().
+ */
+export function compileUpdate(info: TableInfo, key: string, items: { id: unknown; changes: Record<string, unknown> }[]): SqlStatement {
+  const managed = MANAGED(info, key);
+  const fields = [...new Set(items.flatMap((i) => Object.keys(i.changes)))].filter((f) => f in info.columns && !managed.has(f));
+  const table = tableSql(info);
+  const sets = fields.map((f) => {
+    const col = quoteIdent(columnOf(info, f));
+    return `${col} = CASE WHEN jsonb_exists("u"."j", ${quoteLiteral(columnOf(info, f))}) THEN ("u"."r").${col} ELSE "t".${col} END`;
+  });
+  if (info.updatedAt) sets.push(`${quoteIdent(columnOf(info, info.updatedAt))} = now()`);
+  const keyCol = quoteIdent(columnOf(info, key));
+  if (sets.length === 0) sets.push(`${keyCol} = "t".${keyCol}`);
+  const json = JSON.stringify(
+    items.map((item) => {
+      const out = toJsonRecord(info, [], {});
+      out[columnOf(info, key)] = item.id;
+      for (const f of fields) if (Object.prototype.hasOwnProperty.call(item.changes, f)) out[columnOf(info, f)] = item.changes[f] ?? null;
+      return out;
+    }),
+  );
+  return {
+    sql:
+      `UPDATE ${table} AS "t" SET ${sets.join(', ')} FROM (SELECT "e"."j", jsonb_populate_record(NULL::${table}, "e"."j") AS "r" ` +
+      `FROM jsonb_array_elements($1::jsonb) AS "e"("j")) AS "u" WHERE "t".${keyCol} = ("u"."r").${keyCol}`,
+    bind: [json],
+  };
+}
+
+export function compileDelete(info: TableInfo, key: string, ids: unknown[]): SqlStatement {
+  return { sql: `DELETE FROM ${tableSql(info)} WHERE ${quoteIdent(columnOf(info, key))} = ANY($1)`, bind: [ids] };
+}
+
+export function compileExistingIds(info: TableInfo, key: string, ids: unknown[]): SqlStatement {
+  const col = quoteIdent(columnOf(info, key));
+  return { sql: `SELECT ${col} AS ${quoteIdent(key)} FROM ${tableSql(info)} WHERE ${col} = ANY($1)`, bind: [ids] };
+}

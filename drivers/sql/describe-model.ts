@@ -1,0 +1,194 @@
+import type { ModelStatic, Model } from 'sequelize';
+import type { DescribedModel } from '../driver';
+import type { ResourceDeclaration, RelationDeclaration } from '../../lib/resource/declaration';
+import type { FieldInfo, FieldType, OnDelete, PivotInfo, RelationInfo } from '../../lib/resource/model-info';
+import type { TableInfo } from './table-map';
+
+type AnyModel = ModelStatic<Model>;
+
+interface AttributeLike {
+  type?: { key?: string; type?: { key?: string } };
+  field?: string;
+  primaryKey?: boolean;
+  allowNull?: boolean;
+  references?: unknown;
+  onDelete?: string;
+  defaultValue?: unknown;
+}
+
+interface AssociationLike {
+  associationType: string;
+  as: string;
+  target: AnyModel;
+  foreignKey: string;
+  otherKey?: string;
+  through?: { model: AnyModel };
+  options?: { onDelete?: string };
+}
+
+export interface DescribedSqlModel {
+  described: DescribedModel;
+  table: TableInfo;
+  /** Largest key the id column can hold (INTEGER vs BIGINT), for parseId. */
+  maxId: number;
+}
+
+const TYPES: Record<string, FieldType> = {
+  STRING: 'string', TEXT: 'string', CITEXT: 'string', CHAR: 'string', UUID: 'string', ENUM: 'string', TSVECTOR: 'string',
+  INTEGER: 'integer', BIGINT: 'integer', SMALLINT: 'integer', MEDIUMINT: 'integer', TINYINT: 'integer',
+  FLOAT: 'number', DOUBLE: 'number', 'DOUBLE PRECISION': 'number', DECIMAL: 'number', REAL: 'number', NUMBER: 'number',
+  BOOLEAN: 'boolean',
+  DATE: 'date', DATEONLY: 'date', NOW: 'date',
+  ARRAY: 'array',
+  JSON: 'object', JSONB: 'object', HSTORE: 'object',
+};
+
+/** PostgreSQL types without LIKE or collation: compared as text. */
+const TEXT_CAST = new Set(['ENUM', 'UUID']);
+
+export function fieldTypeOf(attr: AttributeLike): FieldType {
+  return TYPES[attr.type?.key ?? ''] ?? 'string';
+}
+
+export function attributesOf(model: AnyModel): Record<string, AttributeLike> {
+  return model.getAttributes() as unknown as Record<string, AttributeLike>;
+}
+
+export function tableOf(model: AnyModel): { table: string; schema?: string } {
+  const name = model.getTableName() as unknown;
+  if (typeof name === 'string') return { table: name };
+  const t = name as { tableName: string; schema?: string };
+  return t.schema ? { table: t.tableName, schema: t.schema } : { table: t.tableName };
+}
+
+function onDeleteOf(raw: string | undefined): OnDelete {
+  switch ((raw ?? '').toUpperCase()) {
+    case 'CASCADE':
+      return 'cascade';
+    case 'SET NULL':
+      return 'setNull';
+    default:
+      return 'restrict';
+  }
+}
+
+/** Fields, table and relations of a Sequelize model merged with its declaration. */
+export function describeSequelizeModel(
+  declaration: ResourceDeclaration,
+  modelNameOf: (nativeName: string) => string | undefined,
+): DescribedSqlModel {
+  const model = declaration.model as AnyModel;
+  const attrs = attributesOf(model);
+  const writeOnly = new Set(declaration.writeOnly ?? []);
+  const key = model.primaryKeyAttribute ?? 'id';
+  const associations = Object.values((model as unknown as { associations: Record<string, AssociationLike> }).associations ?? {});
+  const fkFields = new Set(associations.filter((a) => a.associationType === 'BelongsTo').map((a) => a.foreignKey));
+
+  const fields: Record<string, FieldInfo> = {};
+  const columns: Record<string, string> = {};
+  const textCasts: Record<string, 'text' | 'text[]'> = {};
+  for (const [name, attr] of Object.entries(attrs)) {
+    columns[name] = attr.field ?? name;
+    let type = fieldTypeOf(attr);
+    const isId = attr.primaryKey || ((fkFields.has(name) || attr.references !== undefined) && type === 'integer');
+    const info: FieldInfo = { name, type, writeOnly: writeOnly.has(name), nullable: !attr.primaryKey && attr.allowNull !== false };
+    if (isId) {
+      type = 'id';
+      info.type = 'id';
+      info.idType = 'integer';
+    }
+    if (TEXT_CAST.has(attr.type?.key ?? '')) textCasts[name] = 'text';
+    if (type === 'array' && TEXT_CAST.has(attr.type?.type?.key ?? '')) textCasts[name] = 'text[]';
+    if (type === 'array') info.itemType = TYPES[attr.type?.type?.key ?? ''] ?? 'string';
+    fields[name] = info;
+  }
+
+  const derived: Record<string, RelationInfo> = {};
+  for (const assoc of associations) {
+    const target = modelNameOf(assoc.target.name);
+    if (!target) continue; // a model the app does not expose
+    const rel = relationOf(assoc, target, attrs);
+    if (rel) derived[rel.name] = rel;
+  }
+  for (const [name, decl] of Object.entries(declaration.relations ?? {})) derived[name] = mergeDeclared(name, decl, derived[name], declaration.MODEL);
+
+  const allowed = new Set(declaration.RELATIONS ?? []);
+  const relations: Record<string, RelationInfo> = {};
+  const hiddenRelations: Record<string, RelationInfo> = {};
+  for (const name of allowed) {
+    if (!derived[name]) throw new Error(`Resource ${declaration.MODEL}: relation ${name} in RELATIONS is neither a Sequelize association nor declared.`);
+  }
+  for (const [name, rel] of Object.entries(derived)) (allowed.has(name) ? relations : hiddenRelations)[name] = rel;
+
+  const stamps = (model as unknown as { _timestampAttributes?: { createdAt?: string; updatedAt?: string } })._timestampAttributes ?? {};
+  const keyType = attrs[key]?.type?.key;
+  return {
+    described: {
+      key,
+      idType: 'integer',
+      fields,
+      relations,
+      hiddenRelations,
+      timestamps: Boolean(stamps.createdAt || stamps.updatedAt),
+    },
+    table: { ...tableOf(model), columns, textCasts, createdAt: stamps.createdAt ?? null, updatedAt: stamps.updatedAt ?? null },
+    maxId: keyType === 'BIGINT' ? Number.MAX_SAFE_INTEGER : 2147483647,
+  };
+}
+
+function relationOf(assoc: AssociationLike, target: string, attrs: Record<string, AttributeLike>): RelationInfo | null {
+  const name = assoc.as;
+  switch (assoc.associationType) {
+    case 'BelongsTo':
+      return { name, kind: 'belongsTo', target, foreignKey: assoc.foreignKey, onDelete: onDeleteOf(attrs[assoc.foreignKey]?.onDelete ?? assoc.options?.onDelete) };
+    case 'HasOne':
+      return { name, kind: 'hasOne', target, foreignKey: assoc.foreignKey };
+    case 'HasMany':
+      return { name, kind: 'hasMany', target, foreignKey: assoc.foreignKey };
+    case 'BelongsToMany': {
+      const through = assoc.through?.model;
+      if (!through || !assoc.otherKey) return null;
+      const pivotAttrs = attributesOf(through);
+      const column = (attr: string): string => pivotAttrs[attr]?.field ?? attr;
+      const stamps = (through as unknown as { _timestampAttributes?: Record<string, string> })._timestampAttributes ?? {};
+      const skip = new Set([assoc.foreignKey, assoc.otherKey, ...Object.values(stamps)]);
+      const extra = Object.entries(pivotAttrs).filter(([n, a]) => !skip.has(n) && !a.primaryKey);
+      const pivot: PivotInfo = {
+        table: tableOf(through).table,
+        parentKey: column(assoc.foreignKey),
+        relatedKey: column(assoc.otherKey),
+        columns: extra.map(([n]) => column(n)),
+        columnTypes: Object.fromEntries(extra.map(([n, a]) => [column(n), fieldTypeOf(a)])),
+      };
+      return { name, kind: 'belongsToMany', target, foreignKey: pivot.parentKey, pivot };
+    }
+    default:
+      return null;
+  }
+}
+
+/** The declaration wins; what it omits comes from the association, then from naming conventions. */
+function mergeDeclared(name: string, decl: RelationDeclaration, derived: RelationInfo | undefined, MODEL: string): RelationInfo {
+  const same = derived && derived.kind === decl.kind ? derived : undefined;
+  const fallbackFk = decl.kind === 'belongsTo' ? `${name}_id` : `${MODEL}_id`;
+  const rel: RelationInfo = {
+    name,
+    kind: decl.kind,
+    target: decl.target,
+    foreignKey: decl.foreignKey ?? decl.pivot?.parentKey ?? same?.foreignKey ?? fallbackFk,
+  };
+  if (decl.kind === 'belongsTo') rel.onDelete = decl.onDelete ?? same?.onDelete ?? 'restrict';
+  if (decl.kind === 'belongsToMany') {
+    const pivot = decl.pivot ?? same?.pivot;
+    if (!pivot) throw new Error(`Resource ${MODEL}: relation ${name} is belongsToMany but has no pivot.`);
+    rel.pivot = {
+      table: pivot.table,
+      parentKey: pivot.parentKey,
+      relatedKey: pivot.relatedKey,
+      columns: pivot.columns ?? same?.pivot?.columns ?? [],
+      columnTypes: { ...(same?.pivot?.columnTypes ?? {}), ...(pivot.columnTypes ?? {}) },
+    };
+    rel.foreignKey = rel.pivot.parentKey;
+  }
+  return rel;
+}

@@ -1,0 +1,60 @@
+import type { Catalog, FieldInfo, ModelInfo, RelationInfo } from '../../lib/resource/model-info';
+import { quoteIdent } from './sql-builder';
+import type { TableInfo, TableMap } from './table-map';
+
+/** Model facts the compiler needs, resolved to quoted SQL identifiers. */
+export class SchemaContext {
+  constructor(readonly catalog: Catalog, readonly tables: TableMap) {}
+
+  model(name: string): ModelInfo {
+    return this.catalog.model(name);
+  }
+
+  tableInfo(model: string): TableInfo {
+    const info = this.tables[model];
+    if (!info) throw new Error(`No table known for model ${model}`);
+    return info;
+  }
+
+  /** `"schema"."table"` of a model. */
+  table(model: string): string {
+    const info = this.tableInfo(model);
+    return info.schema ? `${quoteIdent(info.schema)}.${quoteIdent(info.table)}` : quoteIdent(info.table);
+  }
+
+  columnName(model: string, field: string): string {
+    return this.tables[model]?.columns[field] ?? field;
+  }
+
+  /** `"alias"."column"` of a model field. */
+  column(model: string, alias: string, field: string): string {
+    return `${quoteIdent(alias)}.${quoteIdent(this.columnName(model, field))}`;
+  }
+
+  /** The column as compared in filters and sort keys (enum/uuid columns as text). */
+  value(model: string, alias: string, field: string): string {
+    const col = this.column(model, alias, field);
+    const cast = this.tables[model]?.textCasts?.[field];
+    return cast ? `${col}::${cast}` : col;
+  }
+
+  field(model: string, field: string): FieldInfo {
+    const info = this.model(model).fields[field];
+    if (!info) throw new Error(`Unknown field ${model}.${field}`);
+    return info;
+  }
+
+  relation(model: string, name: string): RelationInfo {
+    const info = this.model(model);
+    const rel = info.relations[name] ?? info.hiddenRelations[name];
+    if (!rel) throw new Error(`Unknown relation ${model}.${name}`);
+    return rel;
+  }
+
+  /** Readable fields (write-only ones never leave the database). */
+  readable(model: string): string[] {
+    return Object.values(this.model(model).fields)
+      .filter((f) => !f.writeOnly)
+      .map((f) => f.name);
+  }
+}

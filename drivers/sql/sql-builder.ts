@@ -1,0 +1,42 @@
+/**
+ * The thin SQL builder: identifier quoting and bound parameters. Client values only ever travel
+ * in `bind`; SQL text holds identifiers taken from the model (quoted, escaped) and `$n` markers.
+ */
+
+export interface SqlStatement {
+  sql: string;
+  bind: unknown[];
+}
+
+/** A double-quoted identifier with embedded quotes doubled (PostgreSQL rules). */
+export function quoteIdent(name: string): string {
+  if (name.includes('\0')) throw new Error('Invalid identifier');
+  return `"${name.replace(/"/g, '""')}"`;
+}
+
+/** A string literal for names that come from the model (never for client values). */
+export function quoteLiteral(text: string): string {
+  if (text.includes('\0') || text.includes('$')) throw new Error('Invalid literal');
+  return `'${text.replace(/'/g, "''")}'`;
+}
+
+/** Collects bind values and hands out `$n` markers; also numbers table aliases. */
+export class ParamBuilder {
+  readonly bind: unknown[] = [];
+  private aliases = 0;
+
+  constructor(initial: unknown[] = []) {
+    this.bind.push(...initial);
+  }
+
+  param(value: unknown): string {
+    this.bind.push(value);
+    return `$${this.bind.length}`;
+  }
+
+  alias(prefix: string): string {
+    const name = `${prefix}${this.aliases}`;
+    this.aliases += 1;
+    return name;
+  }
+}

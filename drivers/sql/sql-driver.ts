@@ -1,0 +1,253 @@
+import { QueryTypes, Utils, type Model, type ModelStatic, type Sequelize, type Transaction as SequelizeTransaction } from 'sequelize';
+import type { DatabaseErrorInfo, DescribedModel, Driver, Id, ListResult, ReadOptions, Row, Transaction, UpdateItem } from '../driver';
+import type { ListQuery, Scalar } from '../../lib/query/ast';
+import type { ResourceDeclaration } from '../../lib/resource/declaration';
+import type { Catalog, FieldInfo } from '../../lib/resource/model-info';
+import { DatabaseError } from '../../lib/errors/database-error';
+import { compileList, type CompiledList } from './compile-list';
+import type { RelationPlan } from './compile-relations';
+import { compileDelete, compileExistingIds, compileInsert, compileUpdate } from './compile-writes';
+import { convertValue } from './convert-value';
+import { attributesOf, describeSequelizeModel } from './describe-model';
+import type { SqlStatement } from './sql-builder';
+import type { TableInfo } from './table-map';
+import { translateSqlError } from './translate-error';
+
+export interface SqlTransaction extends Transaction {
+  readonly driver: 'sql';
+  readonly t: SequelizeTransaction;
+}
+
+type AnyModel = ModelStatic<Model>;
+
+/** True for a Sequelize model class (a class with `getAttributes` and a `sequelize` instance). */
+export function isSequelizeModel(model: unknown): boolean {
+  if (typeof model !== 'function') return false;
+  const m = model as unknown as { getAttributes?: unknown; sequelize?: { query?: unknown }; rawAttributes?: unknown };
+  return typeof m.getAttributes === 'function' && !!m.rawAttributes && typeof m.sequelize?.query === 'function';
+}
+
+/**
+ * The Sequelize/PostgreSQL driver. Reads are hand-built SQL with bound parameters, run through
+ * `sequelize.query` (raw rows, the caller's transaction); a list is a constant number of
+ * statements: the page, its count, and one per eager-loaded relation level.
+ */
+export class SqlDriver implements Driver {
+  readonly kind = 'sql';
+  private sequelize: Sequelize | undefined;
+  private catalog: Catalog | null = null;
+  private readonly tables: Record<string, TableInfo> = {};
+  private readonly models: Record<string, AnyModel> = {};
+  private readonly maxIds: Record<string, number> = {};
+
+  constructor(sequelize?: Sequelize) {
+    this.sequelize = sequelize;
+  }
+
+  accepts(model: unknown): boolean {
+    if (!isSequelizeModel(model)) return false;
+    return !this.sequelize || (model as { sequelize: unknown }).sequelize === this.sequelize;
+  }
+
+  describe(declaration: ResourceDeclaration, modelNameOf: (nativeName: string) => string | undefined): DescribedModel {
+    const model = declaration.model as AnyModel;
+    this.sequelize ??= model.sequelize;
+    const { described, table, maxId } = describeSequelizeModel(declaration, modelNameOf);
+    this.tables[declaration.MODEL] = table;
+    this.models[declaration.MODEL] = model;
+    this.maxIds[declaration.MODEL] = maxId;
+    return described;
+  }
+
+  bind(catalog: Catalog): void {
+    this.catalog = catalog;
+  }
+
+  parseId(model: string, raw: string): Id | null {
+    if (!/^[1-9][0-9]{0,15}$/.test(raw)) return null;
+    const id = Number(raw);
+    return id <= (this.maxIds[model] ?? 2147483647) ? id : null;
+  }
+
+  compile(query: ListQuery): CompiledList {
+    return compileList(query, this.requireCatalog(), this.tables);
+  }
+
+  async list(query: ListQuery, tx?: Transaction): Promise<ListResult> {
+    const plan = this.compile(query);
+    const t = this.tx(tx);
+    const [raw, totals] = await Promise.all([
+      this.run(plan.rows, t),
+      plan.count ? this.run(plan.count, t) : Promise.resolve(null),
+    ]);
+    const page = plan.page;
+    const visible = page?.kind === 'cursor' && raw.length > page.size ? raw.slice(0, page.size) : raw;
+    const rows = visible.map((r) => this.shape(plan.model, plan.fields, r));
+    await this.loadRelations(plan.relations, rows, t);
+    const result: ListResult = { rows };
+    if (totals) result.total = Number((totals[0] as { total: unknown }).total);
+    if (page?.kind === 'cursor') {
+      result.hasMore = raw.length > page.size;
+      const last = visible[visible.length - 1];
+      result.nextAfter = result.hasMore && last ? plan.keys.map((k) => convertValue(last[k.alias], k.field.type, k.field.itemType) as Scalar) : null;
+    }
+    return result;
+  }
+
+  async findByIds(model: string, ids: Id[], options: ReadOptions, tx?: Transaction): Promise<Row[]> {
+    if (ids.length === 0) return [];
+    const key = this.requireCatalog().model(model).key;
+    const { rows } = await this.list(
+      {
+        model,
+        filter: { kind: 'condition', field: key, operator: 'in', value: ids },
+        select: options.select,
+        relations: options.relations,
+        order: [{ relations: [], field: key, direction: 'asc' }],
+        page: null,
+        limit: null,
+      },
+      tx,
+    );
+    const byId = new Map(rows.map((r) => [String(r[key]), r]));
+    return ids.map((id) => byId.get(String(id))).filter((r): r is Row => r !== undefined);
+  }
+
+  async existingIds(model: string, ids: Id[], tx?: Transaction): Promise<Id[]> {
+    if (ids.length === 0) return [];
+    const key = this.requireCatalog().model(model).key;
+    const rows = await this.run(compileExistingIds(this.table(model), key, ids), this.tx(tx));
+    const found = new Set(rows.map((r) => String(r[key])));
+    return ids.filter((id) => found.has(String(id)));
+  }
+
+  transaction<T>(work: (tx: Transaction) => Promise<T>): Promise<T> {
+    return this.db().transaction((t) => work({ driver: 'sql', t } as SqlTransaction));
+  }
+
+  async insert(model: string, records: Record<string, unknown>[], tx: Transaction): Promise<Id[]> {
+    if (records.length === 0) return [];
+    const info = this.table(model);
+    const key = this.requireCatalog().model(model).key;
+    const filled = this.withDefaults(model, records);
+    const rows = await this.run(compileInsert(info, key, filled), this.tx(tx), QueryTypes.SELECT);
+    return rows.map((r) => Number(r[key]));
+  }
+
+  async update(model: string, items: UpdateItem[], tx: Transaction): Promise<void> {
+    if (items.length === 0) return;
+    const key = this.requireCatalog().model(model).key;
+    await this.run(compileUpdate(this.table(model), key, items), this.tx(tx), QueryTypes.UPDATE);
+  }
+
+  async delete(model: string, ids: Id[], tx: Transaction): Promise<void> {
+    if (ids.length === 0) return;
+    const key = this.requireCatalog().model(model).key;
+    try {
+      await this.run(compileDelete(this.table(model), key, ids), this.tx(tx), QueryTypes.DELETE);
+    } catch (error) {
+      const info = this.translateError(error);
+      if (info?.type === 'foreign_key_violation') throw new DatabaseError({ type: 'foreign_key_violation' }, { cause: error });
+      throw error;
+    }
+  }
+
+  translateError(error: unknown): DatabaseErrorInfo | null {
+    return translateSqlError(error, this.tables);
+  }
+
+  /** One statement per relation level, whatever the number of parent rows. */
+  private async loadRelations(plans: RelationPlan[], parents: Row[], t: SequelizeTransaction | undefined): Promise<void> {
+    for (const plan of plans) {
+      const keys = [...new Set(parents.map((p) => p[plan.parentField]).filter((v) => v !== null && v !== undefined))];
+      const loaded = keys.length ? await this.run({ sql: plan.statement.sql, bind: [keys, ...plan.statement.bind.slice(1)] }, t) : [];
+      const related = loaded.map((raw) => {
+        const row = this.shape(plan.target, plan.fields, raw);
+        if (plan.pivot) {
+          const pivot: Row = {};
+          for (const col of plan.pivot) pivot[col.name] = convertValue(raw[col.alias], col.type);
+          row.pivot = pivot;
+        }
+        return { match: String(plan.pivot ? raw[plan.matchKey] : row[plan.matchKey]), row };
+      });
+      await this.loadRelations(plan.children, related.map((r) => r.row), t);
+      const groups = new Map<string, Row[]>();
+      for (const { match, row } of related) {
+        const list = groups.get(match);
+        if (list) list.push(row);
+        else groups.set(match, [row]);
+      }
+      const many = plan.kind === 'hasMany' || plan.kind === 'belongsToMany';
+      for (const parent of parents) {
+        const value = parent[plan.parentField];
+        const group = value === null || value === undefined ? undefined : groups.get(String(value));
+        // copies: one related record may hang under several parents
+        parent[plan.name] = many ? (group ?? []).map((r) => ({ ...r })) : group?.[0] ? { ...group[0] } : null;
+      }
+    }
+  }
+
+  /** A raw row -> output row: the selected fields, typed. */
+  private shape(model: string, fields: string[], raw: Record<string, unknown>): Row {
+    const info = this.requireCatalog().model(model).fields;
+    const row: Row = {};
+    for (const f of fields) {
+      const field: FieldInfo | undefined = info[f];
+      row[f] = convertValue(raw[f], field?.type, field?.itemType);
+    }
+    return row;
+  }
+
+  /**
+   * What Sequelize's build would do: every attribute with a model default gets it when a record
+   * lacks it; other fields missing from some records (but set on others) are NULL.
+   */
+  private withDefaults(model: string, records: Record<string, unknown>[]): Record<string, unknown>[] {
+    const attrs = attributesOf(this.models[model]);
+    const info = this.table(model);
+    const managed = new Set([this.requireCatalog().model(model).key, info.createdAt, info.updatedAt]);
+    const defaulted = Object.keys(attrs).filter((f) => attrs[f].defaultValue !== undefined && !managed.has(f));
+    const all = new Set([...records.flatMap((r) => Object.keys(r)), ...defaulted]);
+    return records.map((record) => {
+      const out: Record<string, unknown> = { ...record };
+      for (const field of all) {
+        if (out[field] !== undefined) continue;
+        const def = attrs[field]?.defaultValue;
+        out[field] = def === undefined ? null : Utils.toDefaultValue(def);
+      }
+      return out;
+    });
+  }
+
+  private async run(statement: SqlStatement, t: SequelizeTransaction | undefined, type: QueryTypes = QueryTypes.SELECT): Promise<Record<string, unknown>[]> {
+    const result = await this.db().query(statement.sql, { bind: statement.bind, type, transaction: t, raw: true });
+    if (type === QueryTypes.SELECT) return result as unknown as Record<string, unknown>[];
+    return [];
+  }
+
+  private tx(tx: Transaction | undefined): SequelizeTransaction | undefined {
+    if (!tx) return undefined;
+    if (tx.driver !== 'sql' || !(tx as SqlTransaction).t) throw new Error('A transaction of another driver was passed to the SQL driver.');
+    return (tx as SqlTransaction).t;
+  }
+
+  private table(model: string): TableInfo {
+    const info = this.tables[model];
+    if (!info) throw new Error(`Model ${model} is not served by this SQL driver`);
+    return info;
+  }
+
+  private db(): Sequelize {
+    if (!this.sequelize) throw new Error('The SQL driver has no Sequelize instance yet (no model described).');
+    return this.sequelize;
+  }
+
+  private requireCatalog(): Catalog {
+    if (!this.catalog) throw new Error('The SQL driver is not bound to a catalog yet.');
+    return this.catalog;
+  }
+}
+
+export function createSqlDriver(sequelize?: Sequelize): Driver {
+  return new SqlDriver(sequelize);
+}

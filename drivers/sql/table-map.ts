@@ -1,0 +1,19 @@
+/** Where each MODEL lives in PostgreSQL: the compiler's only source of identifiers. */
+export interface TableInfo {
+  /** Table name, optionally schema-qualified by `schema`. */
+  table: string;
+  schema?: string;
+  /** Field (Sequelize attribute) -> column; a field absent here is its own column name. */
+  columns: Record<string, string>;
+  /**
+   * Fields compared as text (PostgreSQL ENUM and UUID columns): MongoDB compares, sorts and
+   * pattern-matches such values as plain strings, and an unknown enum label must match nothing
+   * rather than fail.
+   */
+  textCasts?: Record<string, 'text' | 'text[]'>;
+  /** Timestamp fields maintained by the driver (null when the model has none). */
+  createdAt: string | null;
+  updatedAt: string | null;
+}
+
+export type TableMap = Readonly<Record<string, TableInfo>>;

@@ -1,0 +1,116 @@
+import express, { type ErrorRequestHandler } from 'express';
+import type winston from 'winston';
+import { createRestApi, type RestApi } from '../lib';
+import { ensureAdminUser } from './admin-user';
+import { openMongoBackend, type MongoBackend } from './mongo/backend';
+import { exampleResources } from './resources';
+import { seedDemoData, type SeedSummary } from './seed';
+import { openSqlBackend, type SqlBackend } from './sql/backend';
+
+export const API_PREFIX = '/api/v1';
+
+export interface ExampleAppOptions {
+  driver: 'mongo' | 'sql';
+  /** Required for the mongo driver (server.ts falls back to the testing kit). */
+  mongoUri?: string;
+  /** Required for the sql driver. */
+  postgresUri?: string;
+  /** Load the demo data set when the database is empty (default false here; server.ts seeds by default). */
+  seed?: boolean;
+  logger?: winston.Logger;
+  /** When set, a superuser holding this api token exists after start (EXAMPLE_ADMIN_TOKEN). */
+  adminToken?: string;
+}
+
+export interface ExampleAppInfo {
+  driver: 'mongo' | 'sql';
+  /** Database name on the server (the contract tests open it directly to write pivot rows). */
+  database: string;
+  /** `mongodb://host:port/db` or `postgresql://host:port/db`, without credentials. */
+  location: string;
+  /** What seeding inserted, when it ran. */
+  seeded: SeedSummary | null;
+}
+
+export interface ExampleApp {
+  app: express.Express;
+  api: RestApi;
+  /** Deletes every record of the five resources and the pivot (between test files). */
+  reset(): Promise<void>;
+  close(): Promise<void>;
+  info: ExampleAppInfo;
+}
+
+async function openBackend(options: ExampleAppOptions): Promise<MongoBackend | SqlBackend> {
+  if (options.driver === 'mongo') {
+    if (!options.mongoUri) throw new Error('createExampleApp: driver mongo needs mongoUri');
+    return openMongoBackend(options.mongoUri);
+  }
+  if (options.driver === 'sql') {
+    if (!options.postgresUri) throw new Error('createExampleApp: driver sql needs postgresUri');
+    return openSqlBackend(options.postgresUri);
+  }
+  throw new Error(`createExampleApp: unknown driver ${String(options.driver)} (mongo or sql)`);
+}
+
+/** Seeds only an empty shop, so restarting against a persistent database does not duplicate it. */
+async function seedIfEmpty(backend: MongoBackend | SqlBackend): Promise<SeedSummary | null> {
+  const existing = backend.driver === 'mongo' ? await backend.models.Product.countDocuments() : await backend.models.Product.count();
+  if (existing > 0) return null;
+  return backend.driver === 'mongo' ? seedDemoData(backend.models, 'mongo') : seedDemoData(backend.models, 'sql');
+}
+
+/** Answers outside the API in the API's error shape. */
+const fallbackErrors: ErrorRequestHandler = (err, _req, res, next) => {
+  if (res.headersSent) return next(err);
+  res.status(500).json({ message: 'Internal server error.', type: 'internal_error', status: 500 });
+};
+
+/**
+ * The demo shop: the five resources on one driver, mounted under /api/v1, plus a health check.
+ * The API router parses JSON bodies itself (1 MB limit) and renders its own errors.
+ */
+export async function createExampleApp(options: ExampleAppOptions): Promise<ExampleApp> {
+  const backend = await openBackend(options);
+  try {
+    const seeded = options.seed ? await seedIfEmpty(backend) : null;
+    if (options.adminToken) await ensureAdminUser(backend, options.adminToken);
+
+    const api = createRestApi({ logger: options.logger, bodyLimit: '1mb' });
+    for (const declaration of exampleResources(backend.models, backend.driver)) {
+      api.register(declaration, { updateMultipleRoutes: ['batch', 'update-multiple'] });
+    }
+
+    const info: ExampleAppInfo = { driver: backend.driver, database: backend.database, location: backend.location, seeded };
+    const app = express();
+    app.disable('x-powered-by');
+    app.get(`${API_PREFIX}/health`, (_req, res) => {
+      res.json({ status: 'ok', driver: info.driver, database: info.location });
+    });
+    app.use(API_PREFIX, api.router());
+    app.use((req, res) => {
+      res.status(404).json({ message: `No route for ${req.method} ${req.path}.`, type: 'not_found', status: 404 });
+    });
+    app.use(fallbackErrors);
+
+    let closed = false;
+    return {
+      app,
+      api,
+      info,
+      reset: () => backend.reset(),
+      async close() {
+        if (closed) return;
+        closed = true;
+        try {
+          await api.close();
+        } finally {
+          await backend.close();
+        }
+      },
+    };
+  } catch (err) {
+    await backend.close().catch(() => undefined);
+    throw err;
+  }
+}

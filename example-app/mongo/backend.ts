@@ -1,0 +1,44 @@
+import mongoose from 'mongoose';
+import { databaseFromUri, describeLocation } from '../database-location';
+import { allMongoModels, defineMongoModels, syncMongoModels, type MongoModels } from './models';
+
+/** Database used when the URI names none (memory-server and emulator URIs do not). */
+export const DEFAULT_MONGO_DATABASE = 'example_shop';
+
+export interface MongoBackend {
+  driver: 'mongo';
+  models: MongoModels;
+  /** Database name on the server. */
+  database: string;
+  /** `mongodb://host:port/db`, without credentials. */
+  location: string;
+  /** Deletes every document of the five models and the pivot. */
+  reset(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** Connects, defines the models and builds their collections and indexes. */
+export async function openMongoBackend(uri: string): Promise<MongoBackend> {
+  const database = databaseFromUri(uri) ?? DEFAULT_MONGO_DATABASE;
+  const connection = mongoose.createConnection(uri, { dbName: database, autoIndex: false });
+  await connection.asPromise();
+  try {
+    const models = defineMongoModels(connection);
+    await syncMongoModels(models);
+    return {
+      driver: 'mongo',
+      models,
+      database,
+      location: describeLocation(uri, database),
+      async reset() {
+        for (const model of allMongoModels(models)) await model.deleteMany({});
+      },
+      async close() {
+        await connection.close();
+      },
+    };
+  } catch (err) {
+    await connection.close().catch(() => undefined);
+    throw err;
+  }
+}

@@ -1,0 +1,101 @@
+import type { RelationDeclaration, ResourceDeclaration } from '../lib/resource/declaration';
+import type { MongoModels } from './mongo/models';
+import type { SqlModels } from './sql/models';
+import { categorySchemas, productSchemas, reviewSchemas, tagSchemas, userSchemas, type DriverName } from './validation';
+
+/**
+ * The five resources of the demo shop, declared the same way on both drivers. Relations are
+ * spelled out even though the drivers can derive them (mongoose refs, Sequelize associations):
+ * the declarations are the single place where the delete rules live for MongoDB, which has no
+ * foreign keys, and they must match the SQL constraints in sql/models.ts.
+ */
+
+const PIVOT = 'product_tag';
+
+/** product <-> tag through the pivot; `note` is readable in `pivot` but written only by relation routes that allow it. */
+const productTags: RelationDeclaration = {
+  kind: 'belongsToMany',
+  target: 'tag',
+  foreignKey: 'product_id',
+  pivot: { table: PIVOT, parentKey: 'product_id', relatedKey: 'tag_id', columns: ['position', 'note'], columnTypes: { position: 'integer', note: 'string' } },
+};
+
+const tagProducts: RelationDeclaration = {
+  kind: 'belongsToMany',
+  target: 'product',
+  foreignKey: 'tag_id',
+  pivot: { table: PIVOT, parentKey: 'tag_id', relatedKey: 'product_id', columns: ['position', 'note'], columnTypes: { position: 'integer', note: 'string' } },
+};
+
+export function exampleResources(models: MongoModels | SqlModels, driver: DriverName): ResourceDeclaration[] {
+  const category = categorySchemas(driver);
+  const product = productSchemas(driver);
+  const review = reviewSchemas(driver);
+  const tag = tagSchemas();
+  const user = userSchemas();
+
+  return [
+    {
+      name: 'categories',
+      MODEL: 'category',
+      model: models.Category,
+      RELATIONS: ['parent', 'children', 'products'],
+      relations: {
+        parent: { kind: 'belongsTo', target: 'category', foreignKey: 'parent_id', onDelete: 'restrict' },
+        children: { kind: 'hasMany', target: 'category', foreignKey: 'parent_id' },
+        products: { kind: 'hasMany', target: 'product', foreignKey: 'category_id' },
+      },
+      fillable: ['name', 'parent_id'],
+      HIERARCHY_FIELD_ID: 'parent_id',
+      validation: category,
+    },
+    {
+      name: 'products',
+      MODEL: 'product',
+      model: models.Product,
+      RELATIONS: ['category', 'reviews', 'tags'],
+      relations: {
+        category: { kind: 'belongsTo', target: 'category', foreignKey: 'category_id', onDelete: 'restrict' },
+        reviews: { kind: 'hasMany', target: 'review', foreignKey: 'product_id' },
+        tags: productTags,
+      },
+      fillable: ['name', 'sku', 'price', 'stock', 'status', 'description', 'featured', 'category_id'],
+      fieldsByRole: { admin: ['featured', 'status'], editor: ['status'] },
+      validation: product,
+    },
+    {
+      name: 'reviews',
+      MODEL: 'review',
+      model: models.Review,
+      RELATIONS: ['product', 'user'],
+      relations: {
+        product: { kind: 'belongsTo', target: 'product', foreignKey: 'product_id', onDelete: 'restrict' },
+        // Deleting a user keeps their reviews, without an author.
+        user: { kind: 'belongsTo', target: 'user', foreignKey: 'user_id', onDelete: 'setNull' },
+      },
+      fillable: ['product_id', 'user_id', 'rating', 'comment'],
+      validation: review,
+    },
+    {
+      name: 'tags',
+      MODEL: 'tag',
+      model: models.Tag,
+      RELATIONS: ['products'],
+      relations: { products: tagProducts },
+      fillable: ['name'],
+      validation: tag,
+    },
+    {
+      name: 'users',
+      MODEL: 'user',
+      model: models.User,
+      RELATIONS: ['reviews'],
+      relations: {
+        reviews: { kind: 'hasMany', target: 'review', foreignKey: 'user_id' },
+      },
+      fillable: ['name', 'email', 'roles', 'is_superuser', 'api_token'],
+      writeOnly: ['api_token'],
+      validation: user,
+    },
+  ];
+}

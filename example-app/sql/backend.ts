@@ -1,0 +1,44 @@
+import { Sequelize } from 'sequelize';
+import { databaseFromUri, describeLocation } from '../database-location';
+import { defineSqlModels, PIVOT_TABLE, type SqlModels } from './models';
+
+export interface SqlBackend {
+  driver: 'sql';
+  models: SqlModels;
+  sequelize: Sequelize;
+  /** Database name on the server. */
+  database: string;
+  /** `postgresql://host:port/db`, without credentials. */
+  location: string;
+  /** Empties the five tables and the pivot and restarts their id sequences. */
+  reset(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** Connects to PostgreSQL, defines the models and creates the schema (tables, constraints, indexes). */
+export async function openSqlBackend(uri: string): Promise<SqlBackend> {
+  const sequelize = new Sequelize(uri, { dialect: 'postgres', logging: false });
+  try {
+    await sequelize.authenticate();
+    const models = defineSqlModels(sequelize);
+    await sequelize.sync();
+    const database = databaseFromUri(uri) ?? 'postgres';
+    const tables = [PIVOT_TABLE, 'reviews', 'products', 'categories', 'tags', 'users'];
+    return {
+      driver: 'sql',
+      models,
+      sequelize,
+      database,
+      location: describeLocation(uri, database),
+      async reset() {
+        await sequelize.query(`TRUNCATE ${tables.map((t) => `"${t}"`).join(', ')} RESTART IDENTITY CASCADE`);
+      },
+      async close() {
+        await sequelize.close();
+      },
+    };
+  } catch (err) {
+    await sequelize.close().catch(() => undefined);
+    throw err;
+  }
+}

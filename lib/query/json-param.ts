@@ -1,0 +1,27 @@
+import { BadRequestError } from '../errors';
+
+const JSON_START = /^\s*[[{"]/;
+const JSON_LITERAL = /^\s*(true|false|null|-?\d+(\.\d+)?([eE][+-]?\d+)?)\s*$/;
+
+/**
+ * A parameter value as the client meant it: query-string values may be JSON-encoded
+ * (objects, arrays, strings, booleans, numbers). Anything else stays the string it was.
+ * Malformed JSON is a 400 naming the parameter (decision 2).
+ */
+export function decodeParam(name: string, value: unknown): unknown {
+  if (typeof value !== 'string') return value;
+  if (JSON_START.test(value)) {
+    try {
+      return JSON.parse(value) as unknown;
+    } catch {
+      throw new BadRequestError(`Invalid JSON in parameter "${name}".`, name);
+    }
+  }
+  if (JSON_LITERAL.test(value)) return JSON.parse(value) as unknown;
+  return value;
+}
+
+/** True when the parameter is absent (missing parameters are null, spec rule 3). */
+export function isAbsent(value: unknown): boolean {
+  return value === undefined || value === null || (typeof value === 'string' && value.trim() === '');
+}

@@ -1,0 +1,83 @@
+import { expect } from 'chai';
+import { compileList, type RelationPlan, type TableMap } from '../../../drivers/sql';
+import type { Filter, RelationLoad } from '../../../lib/query/ast';
+import { catalog, listQuery, tables } from './fixture';
+
+const load = (name: string, columns: string[] | null = null, children: RelationLoad[] = [], filter: Filter | null = null): RelationLoad => ({ name, columns, children, filter });
+
+function plans(relations: RelationLoad[], model = 'product', select: string[] | null = ['name']) {
+  return compileList(listQuery({ model, relations, select }), catalog, tables);
+}
+
+const shape = (p: RelationPlan): unknown => ({ name: p.name, parentField: p.parentField, matchKey: p.matchKey, sql: p.statement.sql, bind: p.statement.bind, children: p.children.map(shape) });
+
+describe('sql compiler: eager loading', () => {
+  it('belongsTo: one statement keyed by the related ids, columns + key; the root selects the foreign key', () => {
+    const q = plans([load('category', ['name'])]);
+    expect(q.fields).to.deep.equal(['id', 'name', 'category_id']);
+    expect(shape(q.relations[0])).to.deep.equal({
+      name: 'category', parentField: 'category_id', matchKey: 'id',
+      sql: 'SELECT "l0"."id" AS "id", "l0"."name" AS "name" FROM "categories" AS "l0" WHERE "l0"."id" = ANY($1) ORDER BY "l0"."id" ASC',
+      bind: [null], children: [],
+    });
+  });
+
+  it('hasMany: keyed by the foreign key on the target, which stays in the columns', () => {
+    expect(shape(plans([load('reviews', ['rating'])]).relations[0])).to.deep.equal({
+      name: 'reviews', parentField: 'id', matchKey: 'product_id',
+      sql: 'SELECT "l0"."id" AS "id", "l0"."rating" AS "rating", "l0"."product_id" AS "product_id" FROM "reviews" AS "l0" WHERE "l0"."product_id" = ANY($1) ORDER BY "l0"."id" ASC',
+      bind: [null], children: [],
+    });
+  });
+
+  it('belongsToMany: through the pivot, pivot keys and columns selected for `pivot`', () => {
+    const p = plans([load('tags', ['name'])]).relations[0];
+    expect(p.statement.sql).to.equal(
+      'SELECT "l0"."id" AS "id", "l0"."name" AS "name", "p1"."product_id" AS "__pivot0", "p1"."tag_id" AS "__pivot1", "p1"."position" AS "__pivot2", "p1"."note" AS "__pivot3" ' +
+        'FROM "product_tag" AS "p1" JOIN "tags" AS "l0" ON "l0"."id" = "p1"."tag_id" WHERE "p1"."product_id" = ANY($1) ORDER BY "l0"."id" ASC',
+    );
+    expect(p.matchKey).to.equal('__pivot0');
+    expect(p.pivot?.map((c) => [c.name, c.type])).to.deep.equal([['product_id', 'id'], ['tag_id', 'id'], ['position', 'integer'], ['note', 'string']]);
+  });
+
+  it('columns null = every readable field (write-only ones never)', () => {
+    const p = plans([load('user')], 'review', ['rating']).relations[0];
+    expect(p.fields).to.deep.equal(['id', 'name', 'email', 'roles', 'is_superuser', 'created_at', 'updated_at']);
+    expect(p.statement.sql).not.to.include('api_token');
+    expect(plans([], 'user', null).rows.sql).not.to.include('api_token');
+    expect(plans([], 'user', ['name', 'api_token']).fields).to.deep.equal(['id', 'name']);
+  });
+
+  it('nesting: one statement per level, child keys added to the parent level', () => {
+    const q = plans([load('reviews', ['rating'], [load('user', ['name'])]), load('category', ['name'], [load('parent', ['name'], [load('children', ['name'])])])]);
+    expect(q.statements).to.have.length(1 + 5);
+    const reviews = q.relations[0];
+    expect(reviews.fields).to.deep.equal(['id', 'rating', 'product_id', 'user_id']);
+    expect(shape(reviews.children[0])).to.deep.equal({
+      name: 'user', parentField: 'user_id', matchKey: 'id',
+      sql: 'SELECT "l0"."id" AS "id", "l0"."name" AS "name" FROM "users" AS "l0" WHERE "l0"."id" = ANY($1) ORDER BY "l0"."id" ASC',
+      bind: [null], children: [],
+    });
+    const parent = q.relations[1].children[0];
+    expect(q.relations[1].fields).to.deep.equal(['id', 'name', 'parent_id']);
+    expect(parent.children[0].statement.sql).to.equal(
+      'SELECT "l0"."id" AS "id", "l0"."name" AS "name", "l0"."parent_id" AS "parent_id" FROM "categories" AS "l0" WHERE "l0"."parent_id" = ANY($1) ORDER BY "l0"."id" ASC',
+    );
+  });
+
+  it('_nested: the relation filter narrows the loaded records, with its own bound values after $1', () => {
+    const filter: Filter = { kind: 'and', filters: [{ kind: 'condition', field: 'rating', operator: '>=', value: 4 }, { kind: 'related', relation: 'user', filter: { kind: 'condition', field: 'name', operator: 'like', value: 'A%' } }] };
+    const p = plans([load('reviews', ['rating'], [], filter)]).relations[0];
+    expect(p.statement.sql).to.equal(
+      'SELECT "l0"."id" AS "id", "l0"."rating" AS "rating", "l0"."product_id" AS "product_id" FROM "reviews" AS "l0" WHERE "l0"."product_id" = ANY($1) AND ' +
+        `("l0"."rating" >= $2 AND EXISTS (SELECT 1 FROM "users" AS "r1" WHERE "r1"."id" = "l0"."user_id" AND "r1"."name" LIKE $3 ESCAPE '')) ORDER BY "l0"."id" ASC`,
+    );
+    expect(p.statement.bind).to.deep.equal([null, 4, 'A%']);
+  });
+
+  it('identifiers come from the table map, double-quoted with quotes doubled', () => {
+    const odd: TableMap = { ...tables, product: { table: 'pro"ducts', schema: 'sh op', columns: { name: 'na"me' }, createdAt: 'created_at', updatedAt: 'updated_at' } };
+    const q = compileList(listQuery({ select: ['name'], filter: { kind: 'condition', field: 'name', operator: '=', value: 'x' } }), catalog, odd);
+    expect(q.rows.sql).to.equal('SELECT "t0"."id" AS "id", "t0"."na""me" AS "name", "t0"."id" AS "__k0" FROM "sh op"."pro""ducts" AS "t0" WHERE "t0"."na""me" = $1 ORDER BY "t0"."id" ASC NULLS FIRST');
+  });
+});

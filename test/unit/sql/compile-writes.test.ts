@@ -1,0 +1,41 @@
+import { expect } from 'chai';
+import { compileDelete, compileExistingIds, compileInsert, compileUpdate } from '../../../drivers/sql/compile-writes';
+import { compileList } from '../../../drivers/sql';
+import type { TableInfo } from '../../../drivers/sql';
+import { catalog, listQuery, tables } from './fixture';
+
+const products: TableInfo = { table: 'products', columns: { id: 'id', name: 'name', price: 'price', note: 'no"te', created_at: 'created_at', updated_at: 'updated_at' }, createdAt: 'created_at', updatedAt: 'updated_at' };
+
+describe('sql compiler: writes', () => {
+  it('insert: one statement for every record, values in ONE jsonb parameter, timestamps by the database, ids returned in order', () => {
+    const s = compileInsert(products, 'id', [{ name: `'; drop table x; --`, price: 1 }, { name: 'b', price: 2, id: 99, created_at: 'x', unknown: 1 }]);
+    expect(s.sql).to.equal(
+      'INSERT INTO "products" ("name", "price", "created_at", "updated_at") SELECT "v"."name", "v"."price", now(), now() ' +
+        'FROM jsonb_populate_recordset(NULL::"products", $1::jsonb) WITH ORDINALITY AS "v" ORDER BY "v"."ordinality" RETURNING "id" AS "id"',
+    );
+    expect(JSON.parse(s.bind[0] as string)).to.deep.equal([{ name: `'; drop table x; --`, price: 1 }, { name: 'b', price: 2 }]);
+  });
+
+  it('update: one statement whatever the mix of changed fields; absent fields keep their value', () => {
+    const s = compileUpdate(products, 'id', [{ id: 1, changes: { price: 5 } }, { id: 2, changes: { note: null, updated_at: 'x' } }]);
+    expect(s.sql).to.equal(
+      'UPDATE "products" AS "t" SET "price" = CASE WHEN jsonb_exists("u"."j", \'price\') THEN ("u"."r")."price" ELSE "t"."price" END, ' +
+        '"no""te" = CASE WHEN jsonb_exists("u"."j", \'no"te\') THEN ("u"."r")."no""te" ELSE "t"."no""te" END, "updated_at" = now() ' +
+        'FROM (SELECT "e"."j", jsonb_populate_record(NULL::"products", "e"."j") AS "r" FROM jsonb_array_elements($1::jsonb) AS "e"("j")) AS "u" WHERE "t"."id" = ("u"."r")."id"',
+    );
+    expect(JSON.parse(s.bind[0] as string)).to.deep.equal([{ id: 1, price: 5 }, { id: 2, 'no"te': null }]);
+  });
+
+  it('delete and existence checks take the ids as one array parameter', () => {
+    expect(compileDelete(products, 'id', [1, 2])).to.deep.equal({ sql: 'DELETE FROM "products" WHERE "id" = ANY($1)', bind: [[1, 2]] });
+    expect(compileExistingIds(products, 'id', [3])).to.deep.equal({ sql: 'SELECT "id" AS "id" FROM "products" WHERE "id" = ANY($1)', bind: [[3]] });
+  });
+
+  it('enum/uuid columns are compared as text in filters and sort keys', () => {
+    const cast = { ...tables, product: { ...tables.product, textCasts: { status: 'text' as const } } };
+    const q = compileList(listQuery({ select: ['status'], filter: { kind: 'condition', field: 'status', operator: 'like', value: 'a%' }, order: [{ relations: [], field: 'status', direction: 'asc' }] }), catalog, cast);
+    expect(q.rows.sql).to.equal(
+      `SELECT "t0"."id" AS "id", "t0"."status" AS "status", "t0"."status" AS "__k0" FROM "products" AS "t0" WHERE "t0"."status"::text LIKE $1 ESCAPE '' ORDER BY "t0"."status"::text COLLATE "C" ASC NULLS FIRST`,
+    );
+  });
+});
