@@ -7,8 +7,8 @@ import { decodeParam, isAbsent } from './json-param';
 import { clientEntries, isPlainObject } from './safe-keys';
 
 function decodeObject(name: string, raw: unknown): Record<string, unknown> | null {
-  if (isAbsent(raw)) return null;
   const value = decodeParam(name, raw);
+  if (isAbsent(value)) return null;
   if (!isPlainObject(value)) throw new BadRequestError(`Parameter "${name}" must be an object of {field: value}.`, name);
   return value;
 }

@@ -137,8 +137,8 @@ function node(value: Record<string, unknown>, level: Level, state: State): Filte
 export function parseFilter(raw: unknown, model: ModelInfo, catalog: Catalog, config: RestConfig): ParsedFilter {
   const state: State = { catalog, config, conditions: 0, relationFilters: new Map() };
   const root: Level = { model, depth: 1, path: '', conjunctive: true };
-  if (isAbsent(raw)) return { filter: null, relationFilters: state.relationFilters };
   const value = decodeParam(PARAM, raw);
+  if (isAbsent(value)) return { filter: null, relationFilters: state.relationFilters };
   let filter: Filter | null;
   if (isPlainObject(value)) filter = node(value, root, state);
   else if (Array.isArray(value)) filter = group('and', value, root, state);

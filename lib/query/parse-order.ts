@@ -52,8 +52,9 @@ const same = (a: OrderKey, b: OrderKey) => a.field === b.field && a.relations.jo
 /** `orderby` -> sort keys, the primary key appended last as tie-breaker (asc unless present). */
 export function parseOrder(raw: unknown, model: ModelInfo, catalog: Catalog, config: RestConfig): OrderKey[] {
   const order: OrderKey[] = [];
-  if (!isAbsent(raw)) {
-    for (const [path, dirRaw] of entries(decodeParam(PARAM, raw))) {
+  const value = decodeParam(PARAM, raw);
+  if (!isAbsent(value)) {
+    for (const [path, dirRaw] of entries(value)) {
       const key = orderKey(path, direction(dirRaw, path), model, catalog, config);
       if (key && !order.some((k) => same(k, key))) order.push(key);
     }

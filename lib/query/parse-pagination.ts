@@ -23,8 +23,8 @@ function positiveInteger(name: string, raw: unknown): number {
  * Absent -> null (every matching record).
  */
 export function parsePagination(raw: unknown, config: RestConfig, decode: (cursor: string) => Scalar[]): Page | null {
-  if (isAbsent(raw)) return null;
   const value = decodeParam(PARAM, raw);
+  if (isAbsent(value)) return null;
   if (!isPlainObject(value)) throw new BadRequestError('Parameter "pagination" must be an object {page, pageSize, infinity, cursor}.', PARAM);
   const sizeRaw = own(value, 'pageSize') ?? own(value, 'pagesize') ?? own(value, 'page_size');
   const size = isAbsent(sizeRaw) ? config.defaultPageSize : Math.min(positiveInteger('pageSize', sizeRaw), config.maxPageSize);

@@ -109,7 +109,7 @@ function addItem(roots: Map<string, LoadNode>, item: Item, config: RestConfig): 
 /** `relations` -> a merged tree of loads (`reviews` + `reviews.user` -> reviews with child user). */
 export function parseRelationTree(raw: unknown, model: ModelInfo, catalog: Catalog, config: RestConfig): Map<string, LoadNode> {
   const roots = new Map<string, LoadNode>();
-  if (isAbsent(raw)) return roots;
+  if (isAbsent(decodeParam(PARAM, raw))) return roots;
   for (const text of readItems(raw)) {
     for (const item of tokenize(text, model, catalog)) addItem(roots, item, config);
   }

@@ -6,8 +6,8 @@ import { decodeParam, isAbsent } from './json-param';
 
 /** A list of names: an array of strings, a JSON array, or a comma-separated string. */
 export function readNameList(name: string, raw: unknown): string[] | null {
-  if (isAbsent(raw)) return null;
   const value = decodeParam(name, raw);
+  if (isAbsent(value)) return null;
   const items = typeof value === 'string' ? value.split(',') : value;
   if (!Array.isArray(items) || items.some((i) => typeof i !== 'string')) {
     throw new BadRequestError(`Parameter "${name}" must be an array of strings or a comma-separated string.`, name);
