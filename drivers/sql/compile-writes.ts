@@ -35,7 +35,7 @@ export function compileInsert(info: TableInfo, key: string, records: Record<stri
   if (targets.length === 0) {
     return { sql: `INSERT INTO ${table} (${quoteIdent(columnOf(info, key))}) VALUES ${records.map(() => '(DEFAULT)').join(', ')} ${returning}`, bind: [] };
   }
-  const values = [...fields.map((f) => `"v".${quoteIdent(columnOf(info, f))}`), ...stamps.map(() => 'now()')];
+  const values = [...fields.map((f) => `"v".${quoteIdent(columnOf(info, f))}`), ...stamps.map(() => "date_trunc('milliseconds', now())")];
   const json = JSON.stringify(records.map((r) => toJsonRecord(info, fields, r)));
   return {
     sql:
@@ -47,7 +47,7 @@ export function compileInsert(info: TableInfo, key: string, records: Record<stri
 
 /**
  * One UPDATE for every item whatever their changed fields: a field absent from an item's changes
- * keeps its value (CASE on the key's presence in that item's JSON). updated_at = now().
+ * keeps its value (CASE on the key's presence in that item's JSON). updated_at = now() truncated to milliseconds (what a JS Date holds, so keyset cursors on timestamps compare exactly).
  */
 export function compileUpdate(info: TableInfo, key: string, items: { id: unknown; changes: Record<string, unknown> }[]): SqlStatement {
   const managed = MANAGED(info, key);
@@ -57,7 +57,7 @@ export function compileUpdate(info: TableInfo, key: string, items: { id: unknown
     const col = quoteIdent(columnOf(info, f));
     return `${col} = CASE WHEN jsonb_exists("u"."j", ${quoteLiteral(columnOf(info, f))}) THEN ("u"."r").${col} ELSE "t".${col} END`;
   });
-  if (info.updatedAt) sets.push(`${quoteIdent(columnOf(info, info.updatedAt))} = now()`);
+  if (info.updatedAt) sets.push(`${quoteIdent(columnOf(info, info.updatedAt))} = date_trunc('milliseconds', now())`);
   const keyCol = quoteIdent(columnOf(info, key));
   if (sets.length === 0) sets.push(`${keyCol} = "t".${keyCol}`);
   const json = JSON.stringify(

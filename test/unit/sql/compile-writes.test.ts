@@ -10,7 +10,7 @@ describe('sql compiler: writes', () => {
   it('insert: one statement for every record, values in ONE jsonb parameter, timestamps by the database, ids returned in order', () => {
     const s = compileInsert(products, 'id', [{ name: `'; drop table x; --`, price: 1 }, { name: 'b', price: 2, id: 99, created_at: 'x', unknown: 1 }]);
     expect(s.sql).to.equal(
-      'INSERT INTO "products" ("name", "price", "created_at", "updated_at") SELECT "v"."name", "v"."price", now(), now() ' +
+      'INSERT INTO "products" ("name", "price", "created_at", "updated_at") SELECT "v"."name", "v"."price", date_trunc(\'milliseconds\', now()), date_trunc(\'milliseconds\', now()) ' +
         'FROM jsonb_populate_recordset(NULL::"products", $1::jsonb) WITH ORDINALITY AS "v" ORDER BY "v"."ordinality" RETURNING "id" AS "id"',
     );
     expect(JSON.parse(s.bind[0] as string)).to.deep.equal([{ name: `'; drop table x; --`, price: 1 }, { name: 'b', price: 2 }]);
@@ -20,7 +20,7 @@ describe('sql compiler: writes', () => {
     const s = compileUpdate(products, 'id', [{ id: 1, changes: { price: 5 } }, { id: 2, changes: { note: null, updated_at: 'x' } }]);
     expect(s.sql).to.equal(
       'UPDATE "products" AS "t" SET "price" = CASE WHEN jsonb_exists("u"."j", \'price\') THEN ("u"."r")."price" ELSE "t"."price" END, ' +
-        '"no""te" = CASE WHEN jsonb_exists("u"."j", \'no"te\') THEN ("u"."r")."no""te" ELSE "t"."no""te" END, "updated_at" = now() ' +
+        '"no""te" = CASE WHEN jsonb_exists("u"."j", \'no"te\') THEN ("u"."r")."no""te" ELSE "t"."no""te" END, "updated_at" = date_trunc(\'milliseconds\', now()) ' +
         'FROM (SELECT "e"."j", jsonb_populate_record(NULL::"products", "e"."j") AS "r" FROM jsonb_array_elements($1::jsonb) AS "e"("j")) AS "u" WHERE "t"."id" = ("u"."r")."id"',
     );
     expect(JSON.parse(s.bind[0] as string)).to.deep.equal([{ id: 1, price: 5 }, { id: 2, 'no"te': null }]);
