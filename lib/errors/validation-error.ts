@@ -15,5 +15,6 @@ function summarize(errors: Record<string, string[]>): string {
   const messages = Object.values(errors).flat();
   if (messages.length === 0) return 'The given data was invalid.';
   const rest = messages.length - 1;
-  return rest > 0 ? `${messages[0]} (and ${rest} more error${rest === 1 ? '' : 's'})` : messages[0];
+  // The binding form is "(and N more errors)" for every N (shared/spec/decisions.md 24).
+  return rest > 0 ? `${messages[0]} (and ${rest} more errors)` : messages[0];
 }

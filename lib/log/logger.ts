@@ -15,9 +15,10 @@ export function createLoggers(base?: winston.Logger): Loggers {
   const app =
     base ??
     winston.createLogger({
-      level: process.env.LOG_LEVEL ?? 'info',
+      level: process.env.LOG_LEVEL && process.env.LOG_LEVEL !== 'silent' ? process.env.LOG_LEVEL : 'info',
       format: winston.format.combine(winston.format.timestamp(), winston.format.json()),
-      transports: [new winston.transports.Console({ stderrLevels: ['error', 'warn'] })],
+      // LOG_LEVEL=silent turns logging off (the test suites use it; errors are asserted on instead).
+      transports: [new winston.transports.Console({ stderrLevels: ['error', 'warn'], silent: process.env.LOG_LEVEL === 'silent' })],
     });
   return {
     app,

@@ -1,0 +1,81 @@
+import type { Document } from 'mongodb';
+import type { RelationLoad } from '../../lib/query/ast';
+import { type CompileContext, pivotLookup, relationLookup, storedPath } from './compile-context';
+import { compileFilterStages } from './compile-filter';
+import type { RelationShape, Shape } from './shape';
+
+/** Output fields: key + requested (or every readable) + the keys the loads need, readable only. */
+export function selectFields(ctx: CompileContext, model: string, requested: string[] | null, loads: RelationLoad[], extra: string[] = []): string[] {
+  const info = ctx.model(model);
+  const readable = new Set(ctx.readable(model));
+  const wanted = [info.key, ...(requested ?? ctx.readable(model)), ...extra];
+  for (const load of loads) {
+    const rel = ctx.relation(model, load.name);
+    if (rel.kind === 'belongsTo') wanted.push(rel.foreignKey);
+  }
+  return [...new Set(wanted)].filter((f) => readable.has(f));
+}
+
+/** `$project` of the output fields (and loaded relations) of a model's documents. */
+export function projection(ctx: CompileContext, model: string, fields: string[], relations: RelationShape[], extra: string[] = []): Document {
+  const info = ctx.model(model);
+  const project: Document = { _id: 1 };
+  for (const f of fields) project[storedPath(info, f)] = 1;
+  for (const r of relations) project[r.name] = 1;
+  for (const p of extra) project[p] = 1;
+  return project;
+}
+
+export interface CompiledLoads {
+  stages: Document[];
+  relations: RelationShape[];
+}
+
+/** One `$lookup` per eager-loaded relation, children nested inside its pipeline. */
+export function compileLoads(loads: RelationLoad[], model: string, ctx: CompileContext): CompiledLoads {
+  const stages: Document[] = [];
+  const relations: RelationShape[] = [];
+  for (const load of loads) {
+    const { stage, shape } = compileLoad(load, model, ctx);
+    stages.push(stage);
+    relations.push(shape);
+  }
+  return { stages, relations };
+}
+
+function compileLoad(load: RelationLoad, model: string, ctx: CompileContext): { stage: Document; shape: RelationShape } {
+  const rel = ctx.relation(model, load.name);
+  const target = rel.target;
+  const toMany = rel.kind === 'hasOne' || rel.kind === 'hasMany';
+  const fields = selectFields(ctx, target, load.columns, load.children, toMany ? [rel.foreignKey] : []);
+  const children = compileLoads(load.children, target, ctx);
+  const narrow = compileFilterStages(load.filter, target, ctx);
+  const project = { $project: projection(ctx, target, fields, children.relations) };
+  const shape: Shape = { fields, relations: children.relations };
+  switch (rel.kind) {
+    case 'belongsTo':
+      return {
+        stage: relationLookup(ctx, model, rel, [...narrow, { $limit: 1 }, ...children.stages, project], load.name),
+        shape: { name: load.name, many: false, pivot: null, shape },
+      };
+    case 'hasOne':
+    case 'hasMany': {
+      const first = rel.kind === 'hasOne' ? [{ $limit: 1 }] : [];
+      return {
+        stage: relationLookup(ctx, model, rel, [...narrow, { $sort: { _id: 1 } }, ...first, ...children.stages, project], load.name),
+        shape: { name: load.name, many: rel.kind === 'hasMany', pivot: null, shape },
+      };
+    }
+    case 'belongsToMany': {
+      const pivot = rel.pivot;
+      if (!pivot) throw new Error(`Relation ${model}.${rel.name} has no pivot`);
+      const keys = [...new Set([pivot.parentKey, pivot.relatedKey, ...pivot.columns])];
+      const pivotDoc = Object.fromEntries(keys.map((k) => [k, `$${k}`]));
+      const attach = [{ $sort: { '__t._id': 1 } }, { $replaceWith: { $mergeObjects: ['$__t', { pivot: pivotDoc }] } }];
+      return {
+        stage: pivotLookup(ctx, model, rel, attach, [...narrow, ...children.stages, project], load.name),
+        shape: { name: load.name, many: true, pivot: keys, shape },
+      };
+    }
+  }
+}

@@ -1,0 +1,133 @@
+import type { Model, Schema } from 'mongoose';
+import type { DescribedModel } from '../driver';
+import type { RelationDeclaration, ResourceDeclaration } from '../../lib/resource/declaration';
+import type { FieldInfo, FieldType, OnDelete, RelationInfo } from '../../lib/resource/model-info';
+
+interface SchemaTypeLike {
+  instance?: string;
+  isRequired?: boolean;
+  options?: { ref?: unknown; integer?: unknown; onDelete?: unknown };
+  embeddedSchemaType?: SchemaTypeLike;
+  caster?: SchemaTypeLike;
+}
+
+interface VirtualLike {
+  options?: { ref?: unknown; localField?: unknown; foreignField?: unknown; justOne?: unknown };
+}
+
+const TYPES: Record<string, FieldType> = {
+  String: 'string', UUID: 'string',
+  Number: 'number', Double: 'number', Decimal128: 'number',
+  Int32: 'integer', BigInt: 'integer',
+  Boolean: 'boolean',
+  Date: 'date',
+  ObjectId: 'id',
+  Array: 'array',
+  Mixed: 'object', Embedded: 'object', Map: 'object', Subdocument: 'object', DocumentArray: 'array',
+};
+
+function typeOf(path: SchemaTypeLike): FieldType {
+  const type = TYPES[path.instance ?? ''] ?? 'object';
+  // A Number path may say `integer: true` (the declaration's yup schema enforces it either way).
+  return type === 'number' && path.options?.integer === true ? 'integer' : type;
+}
+
+/** Native name of a `ref` (a model name, or a Model). */
+function refName(ref: unknown): string | undefined {
+  if (typeof ref === 'string') return ref;
+  if (typeof ref === 'function' && typeof (ref as { modelName?: unknown }).modelName === 'string') return (ref as unknown as { modelName: string }).modelName;
+  return undefined;
+}
+
+function onDeleteOf(raw: unknown): OnDelete {
+  return raw === 'cascade' || raw === 'setNull' ? raw : 'restrict';
+}
+
+export interface DescribedMongoModel {
+  described: DescribedModel;
+  collection: string;
+}
+
+/** Fields from the schema paths; relations from `ref`s and virtual populates, merged with the declaration. */
+export function describeMongooseModel(declaration: ResourceDeclaration, modelNameOf: (nativeName: string) => string | undefined): DescribedMongoModel {
+  const model = declaration.model as Model<unknown>;
+  const schema = model.schema as Schema & { paths: Record<string, SchemaTypeLike>; virtuals: Record<string, VirtualLike> };
+  const writeOnly = new Set(declaration.writeOnly ?? []);
+  const fields: Record<string, FieldInfo> = {
+    id: { name: 'id', type: 'id', idType: 'objectId', writeOnly: false, nullable: false },
+  };
+  const derived: Record<string, RelationInfo> = {};
+  for (const [name, path] of Object.entries(schema.paths)) {
+    if (name === '_id' || name === '__v' || name.includes('.')) continue;
+    const type = typeOf(path);
+    const info: FieldInfo = { name, type, writeOnly: writeOnly.has(name), nullable: !path.isRequired };
+    if (type === 'id') info.idType = 'objectId';
+    if (type === 'array') {
+      const item = path.embeddedSchemaType ?? path.caster;
+      info.itemType = item ? typeOf(item) : 'string';
+      if (info.itemType === 'id') info.idType = 'objectId';
+    }
+    fields[name] = info;
+    const ref = refName(path.options?.ref);
+    const target = ref ? modelNameOf(ref) : undefined;
+    if (type === 'id' && target && name.endsWith('_id') && name.length > 3) {
+      const relName = name.slice(0, -3);
+      derived[relName] = { name: relName, kind: 'belongsTo', target, foreignKey: name, onDelete: onDeleteOf(path.options?.onDelete) };
+    }
+  }
+  for (const [name, virtual] of Object.entries(schema.virtuals ?? {})) {
+    const rel = virtualRelation(name, virtual, modelNameOf);
+    if (rel) derived[name] = rel;
+  }
+  for (const [name, decl] of Object.entries(declaration.relations ?? {})) derived[name] = mergeDeclared(name, decl, derived[name], declaration.MODEL);
+
+  const allowed = new Set(declaration.RELATIONS ?? []);
+  for (const name of allowed) {
+    if (!derived[name]) throw new Error(`Resource ${declaration.MODEL}: relation ${name} in RELATIONS is neither a mongoose ref/virtual nor declared.`);
+  }
+  const relations: Record<string, RelationInfo> = {};
+  const hiddenRelations: Record<string, RelationInfo> = {};
+  for (const [name, rel] of Object.entries(derived)) (allowed.has(name) ? relations : hiddenRelations)[name] = rel;
+
+  const stamps = schema.get('timestamps') as unknown;
+  return {
+    described: { key: 'id', idType: 'objectId', fields, relations, hiddenRelations, timestamps: Boolean(stamps) },
+    collection: model.collection.collectionName,
+  };
+}
+
+function virtualRelation(name: string, virtual: VirtualLike, modelNameOf: (nativeName: string) => string | undefined): RelationInfo | null {
+  const o = virtual.options ?? {};
+  const ref = refName(o.ref);
+  const target = ref ? modelNameOf(ref) : undefined;
+  if (!target || typeof o.localField !== 'string' || typeof o.foreignField !== 'string') return null;
+  if (o.localField === '_id') return { name, kind: o.justOne ? 'hasOne' : 'hasMany', target, foreignKey: o.foreignField };
+  if (o.foreignField === '_id') return { name, kind: 'belongsTo', target, foreignKey: o.localField, onDelete: 'restrict' };
+  return null;
+}
+
+/** The declaration wins; what it omits comes from the model, then from naming conventions. */
+function mergeDeclared(name: string, decl: RelationDeclaration, derived: RelationInfo | undefined, MODEL: string): RelationInfo {
+  const same = derived && derived.kind === decl.kind ? derived : undefined;
+  const fallbackFk = decl.kind === 'belongsTo' ? `${name}_id` : `${MODEL}_id`;
+  const rel: RelationInfo = {
+    name,
+    kind: decl.kind,
+    target: decl.target,
+    foreignKey: decl.foreignKey ?? decl.pivot?.parentKey ?? same?.foreignKey ?? fallbackFk,
+  };
+  if (decl.kind === 'belongsTo') rel.onDelete = decl.onDelete ?? same?.onDelete ?? 'restrict';
+  if (decl.kind === 'belongsToMany') {
+    const pivot = decl.pivot ?? same?.pivot;
+    if (!pivot) throw new Error(`Resource ${MODEL}: relation ${name} is belongsToMany but has no pivot.`);
+    rel.pivot = {
+      table: pivot.table,
+      parentKey: pivot.parentKey,
+      relatedKey: pivot.relatedKey,
+      columns: pivot.columns ?? [],
+      columnTypes: { ...(pivot.columnTypes ?? {}) },
+    };
+    rel.foreignKey = rel.pivot.parentKey;
+  }
+  return rel;
+}

@@ -1,0 +1,209 @@
+import type { ClientSession, Db, Document } from 'mongodb';
+import type { Connection, Model } from 'mongoose';
+import type { DatabaseErrorInfo, DescribedModel, Driver, Id, ListResult, ReadOptions, Row, Transaction, UpdateItem } from '../driver';
+import type { ListQuery, Scalar } from '../../lib/query/ast';
+import type { ResourceDeclaration } from '../../lib/resource/declaration';
+import type { Catalog } from '../../lib/resource/model-info';
+import { isHexId, toObjectId } from './compile-context';
+import { compileList, type CompiledList } from './compile-list';
+import { deleteWithRules } from './delete-rules';
+import { describeMongooseModel } from './describe-model';
+import type { MongoModelMap } from './model-map';
+import { outputValue, serialize } from './serialize';
+import { translateMongoError } from './translate-error';
+
+export interface MongoTransaction extends Transaction {
+  readonly driver: 'mongo';
+  readonly session: ClientSession;
+}
+
+type AnyModel = Model<unknown>;
+
+/** True for a mongoose Model (a function with a schema, a modelName and a connection). */
+export function isMongooseModel(model: unknown): boolean {
+  if (typeof model !== 'function') return false;
+  const m = model as unknown as { schema?: { paths?: unknown }; modelName?: unknown; db?: unknown; collection?: unknown };
+  return typeof m.modelName === 'string' && !!m.schema?.paths && !!m.db && !!m.collection;
+}
+
+/**
+ * The mongoose/MongoDB driver. A list page is ONE aggregation (compile-list.ts); writes go through
+ * the mongoose models (casting, validation, timestamps); declared foreign keys are enforced on delete.
+ */
+export class MongoDriver implements Driver {
+  readonly kind = 'mongo';
+  private connection: Connection | undefined;
+  private catalog: Catalog | null = null;
+  private readonly collections: MongoModelMap = {};
+  private readonly models: Record<string, AnyModel> = {};
+
+  constructor(connection?: Connection) {
+    this.connection = connection;
+  }
+
+  accepts(model: unknown): boolean {
+    if (!isMongooseModel(model)) return false;
+    return !this.connection || (model as { db: unknown }).db === this.connection;
+  }
+
+  describe(declaration: ResourceDeclaration, modelNameOf: (nativeName: string) => string | undefined): DescribedModel {
+    const model = declaration.model as AnyModel;
+    this.connection ??= model.db;
+    const { described, collection } = describeMongooseModel(declaration, modelNameOf);
+    this.collections[declaration.MODEL] = { collection };
+    this.models[declaration.MODEL] = model;
+    return described;
+  }
+
+  bind(catalog: Catalog): void {
+    this.catalog = catalog;
+  }
+
+  parseId(_model: string, raw: string): Id | null {
+    return isHexId(raw) ? raw.toLowerCase() : null;
+  }
+
+  compile(query: ListQuery): CompiledList {
+    return compileList(query, this.requireCatalog(), this.collections);
+  }
+
+  async list(query: ListQuery, tx?: Transaction): Promise<ListResult> {
+    const plan = this.compile(query);
+    const docs = await this.db().collection(plan.collection).aggregate<Document>(plan.pipeline, this.options(tx)).toArray();
+    const page = plan.page;
+    if (page?.kind === 'offset') {
+      const facet = docs[0] ?? { data: [], total: [] };
+      const data = (facet.data ?? []) as Document[];
+      const total = ((facet.total ?? []) as Array<{ total?: number }>)[0]?.total ?? 0;
+      return { rows: data.map((d) => serialize(d, plan.shape)), total };
+    }
+    if (page?.kind === 'cursor') {
+      const hasMore = docs.length > page.size;
+      const visible = hasMore ? docs.slice(0, page.size) : docs;
+      const last = visible[visible.length - 1];
+      const nextAfter = hasMore && last ? plan.keys.map((k) => outputValue(last[k.path]) as Scalar) : null;
+      return { rows: visible.map((d) => serialize(d, plan.shape)), hasMore, nextAfter };
+    }
+    return { rows: docs.map((d) => serialize(d, plan.shape)) };
+  }
+
+  async findByIds(model: string, ids: Id[], options: ReadOptions, tx?: Transaction): Promise<Row[]> {
+    if (ids.length === 0) return [];
+    const key = this.requireCatalog().model(model).key;
+    const { rows } = await this.list(
+      {
+        model,
+        filter: { kind: 'condition', field: key, operator: 'in', value: ids.map(String) },
+        select: options.select,
+        relations: options.relations,
+        order: [{ relations: [], field: key, direction: 'asc' }],
+        page: null,
+        limit: null,
+      },
+      tx,
+    );
+    const byId = new Map(rows.map((r) => [String(r[key]), r]));
+    return ids.map((id) => byId.get(String(id).toLowerCase())).filter((r): r is Row => r !== undefined);
+  }
+
+  async existingIds(model: string, ids: Id[], tx?: Transaction): Promise<Id[]> {
+    if (ids.length === 0) return [];
+    const docs = await this.db()
+      .collection(this.collection(model))
+      .find({ _id: { $in: ids.map((id) => toObjectId(String(id))) } } as Document, { ...this.options(tx), projection: { _id: 1 } })
+      .toArray();
+    const found = new Set(docs.map((d) => String(outputValue(d._id))));
+    return ids.filter((id) => found.has(String(id).toLowerCase()));
+  }
+
+  async transaction<T>(work: (tx: Transaction) => Promise<T>): Promise<T> {
+    const session = await this.conn().startSession();
+    try {
+      const tx: MongoTransaction = { driver: 'mongo', session };
+      let result: T | undefined;
+      await session.withTransaction(async () => {
+        result = await work(tx);
+      });
+      return result as T;
+    } finally {
+      await session.endSession();
+    }
+  }
+
+  async insert(model: string, records: Record<string, unknown>[], tx: Transaction): Promise<Id[]> {
+    if (records.length === 0) return [];
+    const docs = await this.model(model).insertMany(records, { session: this.session(tx), ordered: true });
+    return docs.map((d) => String(outputValue((d as { _id: unknown })._id)));
+  }
+
+  async update(model: string, items: UpdateItem[], tx: Transaction): Promise<void> {
+    if (items.length === 0) return;
+    const ops = items.map((item) => ({
+      updateOne: {
+        filter: { _id: toObjectId(String(item.id)) },
+        update: { $set: withoutUndefined(item.changes) },
+      },
+    }));
+    await this.model(model).bulkWrite(ops as never, { session: this.session(tx), ordered: true, timestamps: true });
+  }
+
+  async delete(model: string, ids: Id[], tx: Transaction): Promise<void> {
+    if (ids.length === 0) return;
+    await deleteWithRules(
+      { catalog: this.requireCatalog(), db: this.db(), collection: (m) => this.collection(m), session: this.session(tx) },
+      model,
+      ids.map((id) => toObjectId(String(id))),
+    );
+  }
+
+  translateError(error: unknown): DatabaseErrorInfo | null {
+    return translateMongoError(error);
+  }
+
+  private options(tx: Transaction | undefined): { session?: ClientSession } {
+    return tx ? { session: this.session(tx) } : {};
+  }
+
+  private session(tx: Transaction): ClientSession {
+    if (tx.driver !== 'mongo' || !(tx as MongoTransaction).session) throw new Error('A transaction of another driver was passed to the MongoDB driver.');
+    return (tx as MongoTransaction).session;
+  }
+
+  private model(name: string): AnyModel {
+    const model = this.models[name];
+    if (!model) throw new Error(`Model ${name} is not served by this MongoDB driver`);
+    return model;
+  }
+
+  private collection(name: string): string {
+    const entry = this.collections[name];
+    if (!entry) throw new Error(`Model ${name} is not served by this MongoDB driver`);
+    return entry.collection;
+  }
+
+  private conn(): Connection {
+    if (!this.connection) throw new Error('The MongoDB driver has no connection yet (no model described).');
+    return this.connection;
+  }
+
+  private db(): Db {
+    const db = this.conn().db;
+    if (!db) throw new Error('The MongoDB connection is not open.');
+    return db as unknown as Db;
+  }
+
+  private requireCatalog(): Catalog {
+    if (!this.catalog) throw new Error('The MongoDB driver is not bound to a catalog yet.');
+    return this.catalog;
+  }
+}
+
+function withoutUndefined(changes: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(changes)) if (v !== undefined && k !== '_id' && k !== 'id') out[k] = v;
+  return out;
+}
+
+export function createMongoDriver(connection?: Connection): Driver {
+  return new MongoDriver(connection);
+}

@@ -1,0 +1,14 @@
+/** What the serializer keeps of a pipeline's documents: fields, nested relations, pivot keys. */
+export interface Shape {
+  /** Output fields in order; `id` is read from `_id`. */
+  fields: string[];
+  relations: RelationShape[];
+}
+
+export interface RelationShape {
+  name: string;
+  many: boolean;
+  /** belongsToMany: keys of the `pivot` object each related record carries. */
+  pivot: string[] | null;
+  shape: Shape;
+}

@@ -1,0 +1,80 @@
+import type { DatabaseErrorInfo } from '../driver';
+
+interface ErrorLike {
+  name?: unknown;
+  code?: unknown;
+  codeName?: unknown;
+  message?: unknown;
+  keyPattern?: unknown;
+  keyValue?: unknown;
+  errors?: unknown;
+  path?: unknown;
+  writeErrors?: unknown;
+  errorLabels?: unknown;
+  errorLabelSet?: unknown;
+  errorResponse?: unknown;
+  cause?: unknown;
+  errmsg?: unknown;
+}
+
+const CONNECTION_ERRORS = new Set([
+  'MongoNetworkError', 'MongoNetworkTimeoutError', 'MongoServerSelectionError', 'MongoTopologyClosedError',
+  'MongoNotConnectedError', 'MongoServerClosedError', 'MongoPoolClosedError', 'MongooseServerSelectionError',
+]);
+
+function firstKey(value: unknown): string | undefined {
+  if (value && typeof value === 'object') return Object.keys(value)[0];
+  return undefined;
+}
+
+/** The field of a duplicate-key error: keyPattern/keyValue, else the index name in the message. */
+function duplicateField(e: ErrorLike): string | undefined {
+  const field = firstKey(e.keyPattern) ?? firstKey(e.keyValue);
+  if (field) return field === '_id' ? 'id' : field;
+  const response = e.errorResponse as ErrorLike | undefined;
+  if (response && response !== e) {
+    const inner = firstKey(response.keyPattern) ?? firstKey(response.keyValue);
+    if (inner) return inner;
+  }
+  const match = typeof e.message === 'string' ? /index: (\w+?)_-?1/.exec(e.message) : null;
+  return match?.[1];
+}
+
+/** The E11000 inside an error: itself, a bulk write's first write error, or its cause. */
+function duplicateKeyError(e: ErrorLike): ErrorLike | null {
+  if (e.code === 11000 || e.code === 11001) return e;
+  if (Array.isArray(e.writeErrors)) {
+    for (const w of e.writeErrors as ErrorLike[]) {
+      const inner = (w as { err?: ErrorLike }).err ?? w;
+      if (inner.code === 11000 || inner.code === 11001) return { ...inner, ...(inner.errmsg ? { message: inner.errmsg } : {}) } as ErrorLike;
+    }
+  }
+  return null;
+}
+
+/** mongoose / MongoDB errors in the API's terms; null when not a database error. */
+export function translateMongoError(error: unknown): DatabaseErrorInfo | null {
+  if (!error || typeof error !== 'object') return null;
+  const e = error as ErrorLike;
+  const dup = duplicateKeyError(e);
+  if (dup) {
+    const field = duplicateField(dup) ?? duplicateField(e);
+    return field ? { type: 'unique_violation', field } : { type: 'unique_violation' };
+  }
+  const name = typeof e.name === 'string' ? e.name : '';
+  if (name === 'ValidationError' && e.errors && typeof e.errors === 'object') {
+    const errors: Record<string, string[]> = {};
+    for (const [path, inner] of Object.entries(e.errors as Record<string, ErrorLike>)) {
+      errors[path] = [typeof inner?.message === 'string' ? inner.message : 'Invalid value.'];
+    }
+    return { type: 'validation_error', errors };
+  }
+  if (name === 'CastError') return typeof e.path === 'string' ? { type: 'bad_request', field: e.path } : { type: 'bad_request' };
+  if (CONNECTION_ERRORS.has(name)) return { type: 'connection_error' };
+  if (e.codeName === 'WriteConflict' || e.code === 112) return { type: 'database_error' };
+  if (name.startsWith('Mongo')) {
+    if (typeof e.message === 'string' && /connection .*closed|client (was|is) closed|topology is closed/i.test(e.message)) return { type: 'connection_error' };
+    return { type: 'database_error' };
+  }
+  return null;
+}
