@@ -138,13 +138,14 @@ export class MongoDriver implements Driver {
 
   async update(model: string, items: UpdateItem[], tx: Transaction): Promise<void> {
     if (items.length === 0) return;
-    const ops = items.map((item) => ({
-      updateOne: {
-        filter: { _id: toObjectId(String(item.id)) },
-        update: { $set: withoutUndefined(item.changes) },
-      },
+    const native = this.model(model);
+    const sets = items.map((item) => withoutUndefined(item.changes));
+    // bulkWrite casts but does not validate: the schema validators of the changed paths run in memory
+    for (const set of sets) if (Object.keys(set).length) await native.validate({ ...set }, Object.keys(set));
+    const ops = items.map((item, i) => ({
+      updateOne: { filter: { _id: toObjectId(String(item.id)) }, update: { $set: sets[i] } },
     }));
-    await this.model(model).bulkWrite(ops as never, { session: this.session(tx), ordered: true, timestamps: true });
+    await native.bulkWrite(ops as never, { session: this.session(tx), ordered: true, timestamps: true });
   }
 
   async delete(model: string, ids: Id[], tx: Transaction): Promise<void> {

@@ -34,13 +34,14 @@ function defineModels(conn: Connection): Record<string, Model<unknown>> {
   const tag = new Schema({ name: { type: String, required: true, unique: true } }, { timestamps, collection: 'd_tags' });
   const user = new Schema({ name: String, email: { type: String, unique: true }, roles: [String], api_token: String }, { timestamps, collection: 'd_users' });
   const pivot = new Schema({ product_id: ObjectId, tag_id: ObjectId, position: Number, note: String }, { collection: 'd_product_tag', versionKey: false });
+  const model = (name: string, schema: Schema) => conn.model(name, schema) as unknown as Model<unknown>;
   return {
-    DCat: conn.model('DCat', category),
-    DProd: conn.model('DProd', product),
-    DRev: conn.model('DRev', review),
-    DTag: conn.model('DTag', tag),
-    DUser: conn.model('DUser', user),
-    DPivot: conn.model('DPivot', pivot),
+    DCat: model('DCat', category),
+    DProd: model('DProd', product),
+    DRev: model('DRev', review),
+    DTag: model('DTag', tag),
+    DUser: model('DUser', user),
+    DPivot: model('DPivot', pivot),
   };
 }
 
@@ -333,7 +334,25 @@ describe('mongo driver against a database', function () {
       expect(info?.type).to.equal('validation_error');
       expect(info?.errors).to.have.property('price');
     }
+    try {
+      await driver.transaction((tx) => driver.update('review', [{ id: ids.p1, changes: { rating: 9 } }], tx));
+      expect.fail('should throw');
+    } catch (error) {
+      expect(driver.translateError(error)).to.deep.include({ type: 'validation_error' });
+      expect(driver.translateError(error)?.errors).to.have.property('rating');
+    }
     expect(driver.translateError(new Error('plain'))).to.equal(null);
+  });
+
+  it('a duplicate through a bulk update is a unique violation on the field', async () => {
+    try {
+      await driver.transaction((tx) => driver.update('product', [{ id: ids.p2, changes: { stock: 3 } }, { id: ids.p3, changes: { sku: 'A-1' } }], tx));
+      expect.fail('should throw');
+    } catch (error) {
+      expect(driver.translateError(error)).to.deep.equal({ type: 'unique_violation', field: 'sku' });
+    }
+    const [p2] = await driver.findByIds('product', [ids.p2], { select: ['stock'], relations: [] });
+    expect(p2.stock).to.equal(0);
   });
 
   it('delete: restrict blocks before anything is deleted', async () => {

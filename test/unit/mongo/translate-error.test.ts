@@ -1,0 +1,44 @@
+import { expect } from 'chai';
+import mongoose from 'mongoose';
+import { MongoBulkWriteError, MongoNetworkError, MongoServerError, MongoServerSelectionError } from 'mongodb';
+import { createMongoDriver } from '../../../drivers/mongo';
+
+const driver = createMongoDriver();
+
+const Probe = mongoose.model('TranslateErrorProbe', new mongoose.Schema({ n: { type: Number, required: true } }));
+let validationError: unknown;
+before(async () => {
+  validationError = await new Probe({}).validate().then(() => null, (error: unknown) => error);
+});
+
+function castError(): unknown {
+  return new mongoose.Error.CastError('ObjectId', 'nope', 'category_id');
+}
+
+describe('mongo translateError', () => {
+  const dup = new MongoServerError({ message: 'E11000 duplicate key error collection: db.products index: sku_1 dup key: { sku: "A" }', code: 11000, keyPattern: { sku: 1 }, keyValue: { sku: 'A' } });
+  const cases: Array<[string, unknown, unknown]> = [
+    ['E11000 with keyPattern', dup, { type: 'unique_violation', field: 'sku' }],
+    ['E11000 with only the index name in the message', new MongoServerError({ message: 'E11000 duplicate key error collection: db.tags index: name_1 dup key: { : "x" }', code: 11000 }), { type: 'unique_violation', field: 'name' }],
+    [
+      'E11000 inside a bulk write',
+      new MongoBulkWriteError({ message: 'bulk', code: 65, writeErrors: [{ index: 1, code: 11000, errmsg: 'E11000 duplicate key error index: email_1 dup key', keyPattern: { email: 1 } }] } as never, { insertedCount: 0 } as never),
+      { type: 'unique_violation', field: 'email' },
+    ],
+    ['CastError', castError(), { type: 'bad_request', field: 'category_id' }],
+    ['network error', new MongoNetworkError('connection reset'), { type: 'connection_error' }],
+    ['server selection', new MongoServerSelectionError('no server', { type: 'Unknown' } as never), { type: 'connection_error' }],
+    ['write conflict', new MongoServerError({ message: 'WriteConflict', code: 112, codeName: 'WriteConflict' }), { type: 'database_error' }],
+    ['other server error', new MongoServerError({ message: 'boom', code: 2 }), { type: 'database_error' }],
+    ['not a database error', new TypeError('x'), null],
+    ['not an error', 'string', null],
+  ];
+  it('mongoose ValidationError', () => {
+    expect(driver.translateError(validationError)).to.deep.equal({ type: 'validation_error', errors: { n: ['Path `n` is required.'] } });
+  });
+  for (const [title, error, expected] of cases) {
+    it(title, () => {
+      expect(driver.translateError(error)).to.deep.equal(expected);
+    });
+  }
+});
