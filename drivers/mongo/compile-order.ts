@@ -45,13 +45,15 @@ export function compileOrder(order: OrderKey[], model: string, ctx: CompileConte
 function chainLookup(ctx: CompileContext, model: string, relations: string[], field: string, as: string): { lookup: Document; field: FieldInfo } {
   const rel = ctx.relation(model, relations[0]);
   if (rel.kind !== 'belongsTo' && rel.kind !== 'hasOne') throw new Error(`Sort key through ${model}.${rel.name}: not a to-one relation`);
+  // hasOne: the same record eager loading picks (the first by _id)
+  const first = rel.kind === 'hasOne' ? [{ $sort: { _id: 1 } }, { $limit: 1 }] : [{ $limit: 1 }];
   if (relations.length === 1) {
     const info = ctx.field(rel.target, field);
-    const inner = [{ $limit: 1 }, { $project: { _id: 0, v: `$${storedPath(ctx.model(rel.target), field)}` } }];
+    const inner = [...first, { $project: { _id: 0, v: `$${storedPath(ctx.model(rel.target), field)}` } }];
     return { lookup: relationLookup(ctx, model, rel, inner, as), field: info };
   }
   const next = chainLookup(ctx, rel.target, relations.slice(1), field, 'n');
-  const inner = [{ $limit: 1 }, next.lookup, { $project: { _id: 0, v: { $arrayElemAt: ['$n.v', 0] } } }];
+  const inner = [...first, next.lookup, { $project: { _id: 0, v: { $arrayElemAt: ['$n.v', 0] } } }];
   return { lookup: relationLookup(ctx, model, rel, inner, as), field: next.field };
 }
 
