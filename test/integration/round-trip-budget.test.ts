@@ -90,13 +90,14 @@ describe('round-trip budget', function () {
       await example.reset();
       await seed(example);
       sequelize = (example.api.registry.entry('product').declaration.model as { sequelize: Sequelize }).sequelize;
-      sequelize.options.logging = (sql: string) => {
+      // Sequelize reads `options.logging` at every query; swap it in to count statements.
+      (sequelize as unknown as { options: { logging: unknown } }).options.logging = (sql: string) => {
         statements.push(sql);
       };
     });
 
     after(async () => {
-      sequelize.options.logging = false;
+      (sequelize as unknown as { options: { logging: unknown } }).options.logging = false;
       await example.reset();
       await example.close();
     });
