@@ -1,0 +1,73 @@
+import { expect } from 'chai';
+import { Writable } from 'node:stream';
+import request from 'supertest';
+import winston from 'winston';
+import { createExampleApp, type ExampleApp } from '../../example-app/app';
+import { sharedMongo, sharedPostgres } from '../support/databases';
+
+/** A winston logger whose lines land in an array, to assert on what the library logs. */
+function memoryLogger(): { logger: winston.Logger; lines: Array<Record<string, unknown>> } {
+  const lines: Array<Record<string, unknown>> = [];
+  const stream = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      lines.push(JSON.parse(chunk.toString()) as Record<string, unknown>);
+      done();
+    },
+  });
+  const logger = winston.createLogger({ level: 'debug', format: winston.format.json(), transports: [new winston.transports.Stream({ stream })] });
+  return { logger, lines };
+}
+
+for (const driver of ['mongo', 'sql'] as const) {
+  describe(`logging [${driver}]`, function () {
+    this.timeout(60_000);
+    let example: ExampleApp;
+    const { logger, lines } = memoryLogger();
+
+    before(async () => {
+      const previous = process.env.LOG_QUERY;
+      process.env.LOG_QUERY = 'true';
+      try {
+        if (driver === 'mongo') {
+          const uri = new URL((await sharedMongo()).uri);
+          uri.pathname = '/logging_test';
+          example = await createExampleApp({ driver, mongoUri: uri.toString(), logger });
+        } else {
+          example = await createExampleApp({ driver, postgresUri: (await sharedPostgres()).uri, logger });
+        }
+      } finally {
+        if (previous === undefined) delete process.env.LOG_QUERY;
+        else process.env.LOG_QUERY = previous;
+      }
+      await example.reset();
+    });
+
+    after(async () => {
+      await example.reset();
+      await example.close();
+    });
+
+    it('LOG_QUERY=true writes one query-log line per controller action, with the compiled query', async () => {
+      lines.length = 0;
+      await request(example.app)
+        .get('/api/v1/products')
+        .query({ oper: JSON.stringify({ and: ['price|>=|1'] }), relations: 'category' })
+        .expect(200);
+      const queryLines = lines.filter((l) => l.channel === 'query');
+      expect(queryLines).to.have.length(1);
+      expect(queryLines[0].message).to.equal('product.index');
+      const compiled = JSON.stringify(queryLines[0].compiled);
+      expect(compiled).to.match(driver === 'mongo' ? /\$match/ : /SELECT/);
+    });
+
+    it('records the full database error on the database channel while the client sees only the translation', async () => {
+      await request(example.app).post('/api/v1/tags').send({ name: 'dup' }).expect(200);
+      lines.length = 0;
+      const res = await request(example.app).post('/api/v1/tags').send({ name: 'dup' }).expect(409);
+      expect(JSON.stringify(res.body)).to.not.match(/E11000|duplicate key|violates/);
+      const dbLines = lines.filter((l) => l.channel === 'database');
+      expect(dbLines).to.have.length(1);
+      expect(JSON.stringify(dbLines[0])).to.match(/E11000|duplicate key/);
+    });
+  });
+}
