@@ -4,7 +4,7 @@ import { BadRequestError } from '../../../lib/errors';
 import { parseListQuery, parseReadOptions, type ParsedListQuery } from '../../../lib/query';
 import type { Filter, RelationLoad, Scalar } from '../../../lib/query/ast';
 import type { IdType } from '../../../lib/resource/model-info';
-import { fixtureCatalog, testConfig } from './fixture-catalog';
+import { fixtureCatalog, testConfig } from '../../support/example-catalog';
 
 export interface ListOptions {
   model?: string;

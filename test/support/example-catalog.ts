@@ -1,7 +1,10 @@
-import { configFromEnv, type RestConfig } from '../../../lib/config';
-import type { Catalog, FieldInfo, FieldType, IdType, ModelInfo, RelationInfo } from '../../../lib/resource/model-info';
+import { configFromEnv, type RestConfig } from '../../lib/config';
+import type { Catalog, FieldInfo, FieldType, IdType, ModelInfo, RelationInfo } from '../../lib/resource/model-info';
 
-/** The example domain (docs example-app.md) described by hand, as a driver would. */
+/**
+ * The example domain (shared/spec/example-app.md) described by hand, as a driver would: the one
+ * fixture of the parser and both compilers' table-driven tests.
+ */
 
 function field(name: string, type: FieldType, extra: Partial<FieldInfo> = {}): FieldInfo {
   return { name, type, writeOnly: false, nullable: true, ...extra };
@@ -51,7 +54,7 @@ export function fixtureModels(idType: IdType = 'integer'): ModelInfo[] {
     ]),
     model('review', idType, [fk('product_id', false), fk('user_id'), field('rating', 'integer'), field('comment', 'string')], [
       belongsTo('product', 'product', 'product_id'),
-      belongsTo('user', 'user', 'user_id'),
+      { ...belongsTo('user', 'user', 'user_id'), onDelete: 'setNull' },
     ]),
     model('tag', idType, [field('name', 'string')], [
       { name: 'products', kind: 'belongsToMany', target: 'product', foreignKey: 'tag_id', pivot: { ...pivot, parentKey: 'tag_id', relatedKey: 'product_id' } },
