@@ -1,12 +1,11 @@
 import { ObjectId } from 'mongodb';
 import type { ListQuery } from '../../../lib/query/ast';
-import type { Catalog, ModelInfo } from '../../../lib/resource/model-info';
-import { fixtureCatalog, fixtureModels } from '../../support/example-catalog';
+import type { Catalog } from '../../../lib/resource/model-info';
+import { fixtureCatalog } from '../../support/example-catalog';
 import type { MongoModelMap } from '../../../drivers/mongo';
 
 /** A hand-made Catalog and collection map of the example domain, for the pure compiler tests. */
 
-export const MODELS: ModelInfo[] = fixtureModels('objectId');
 export const catalog: Catalog = fixtureCatalog('objectId');
 
 export const collections: MongoModelMap = {

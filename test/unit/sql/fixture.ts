@@ -1,11 +1,10 @@
 import type { ListQuery } from '../../../lib/query/ast';
-import type { Catalog, ModelInfo } from '../../../lib/resource/model-info';
-import { fixtureCatalog, fixtureModels } from '../../support/example-catalog';
+import type { Catalog } from '../../../lib/resource/model-info';
+import { fixtureCatalog } from '../../support/example-catalog';
 import type { TableMap } from '../../../drivers/sql';
 
 /** A hand-made Catalog and table map of the example domain, for the pure compiler tests. */
 
-export const MODELS: ModelInfo[] = fixtureModels('integer');
 export const catalog: Catalog = fixtureCatalog('integer');
 
 const table = (name: string, columns: Record<string, string> = {}) => ({ table: name, columns, createdAt: 'created_at', updatedAt: 'updated_at' });
