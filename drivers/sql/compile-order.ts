@@ -12,6 +12,8 @@ export interface SortKey {
   field: FieldInfo;
   /** Output alias carrying the key value, for cursors. */
   alias: string;
+  /** False for a NOT NULL column of the root: no null placement, so an index on it can serve the sort. */
+  nullable: boolean;
 }
 
 export interface OrderPlan {
@@ -59,9 +61,20 @@ export function compileOrder(order: OrderKey[], ctx: SchemaContext, model: strin
     }
     const field = ctx.field(current.model, key.field);
     const col = ctx.value(current.model, current.alias, key.field);
-    return { expr: field.type === 'string' ? `${col} COLLATE "C"` : col, column: ctx.column(current.model, current.alias, key.field), direction: key.direction, field, alias: `__k${index}` };
+    return {
+      expr: field.type === 'string' ? `${col} COLLATE "C"` : col,
+      column: ctx.column(current.model, current.alias, key.field),
+      direction: key.direction,
+      field,
+      alias: `__k${index}`,
+      // a LEFT JOINed relation column can be null even when its column is NOT NULL
+      nullable: field.nullable || key.relations.length > 0,
+    };
   });
-  const orderBy = keys.map((k) => `${k.expr} ${k.direction === 'asc' ? 'ASC NULLS FIRST' : 'DESC NULLS LAST'}`).join(', ');
+  // `ORDER BY id ASC NULLS FIRST` cannot walk the primary-key index (stored NULLS LAST) and makes
+  // PostgreSQL sort every match; null placement is only spelled out where nulls can occur.
+  const placement = (k: SortKey): string => (k.direction === 'asc' ? (k.nullable ? 'ASC NULLS FIRST' : 'ASC') : k.nullable ? 'DESC NULLS LAST' : 'DESC');
+  const orderBy = keys.map((k) => `${k.expr} ${placement(k)}`).join(', ');
   const selects = keys.map((k) => `${k.column} AS ${quoteIdent(k.alias)}`);
   return { joins, keys, selects, orderBy };
 }
@@ -76,9 +89,10 @@ export function keysetCondition(keys: SortKey[], after: Scalar[], params: ParamB
   const equal = (i: number): string => (markers[i] === null ? `${keys[i].expr} IS NULL` : `${keys[i].expr} = ${markers[i]}`);
   const beyond = (i: number): string | null => {
     const m = markers[i];
-    const { expr, direction } = keys[i];
+    const { expr, direction, nullable } = keys[i];
     if (direction === 'asc') return m === null ? `${expr} IS NOT NULL` : `${expr} > ${m}`;
-    return m === null ? null : `(${expr} < ${m} OR ${expr} IS NULL)`;
+    if (m === null) return null;
+    return nullable ? `(${expr} < ${m} OR ${expr} IS NULL)` : `${expr} < ${m}`;
   };
   const branches: string[] = [];
   for (let i = 0; i < keys.length; i += 1) {
