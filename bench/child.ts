@@ -1,0 +1,72 @@
+import { fork, type ChildProcess } from 'node:child_process';
+import { join } from 'node:path';
+
+/** A bench helper process (its own event loop) and the first message it sent. */
+export interface Child<T> {
+  process: ChildProcess;
+  ready: T;
+  /** Resolves when the child answers 'idle' (used: the server child has no request in progress). */
+  idle(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/**
+ * Forks `bench/<script>` through tsx and waits for its first IPC message (`{error}` rejects).
+ * stop() sends 'stop' and waits for the exit (SIGKILL after 10 s).
+ */
+export function startChild<T>(script: string, args: string[], nodeFlags: string[] = []): Promise<Child<T>> {
+  const child = fork(join(__dirname, script), args, { execArgv: ['--import', 'tsx', ...nodeFlags], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const stop = async (): Promise<void> => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    child.send('stop');
+    const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+    await exited;
+    clearTimeout(timer);
+  };
+  return new Promise((resolve, reject) => {
+    child.once('message', (message: unknown) => {
+      const m = message as { error?: string };
+      if (m && typeof m === 'object' && typeof m.error === 'string') {
+        void stop().finally(() => reject(new Error(`${script}: ${m.error}`)));
+        return;
+      }
+      const idle = (): Promise<void> =>
+        new Promise((done) => {
+          const onMessage = (m: unknown): void => {
+            if (m !== 'idle') return;
+            child.off('message', onMessage);
+            done();
+          };
+          child.on('message', onMessage);
+          child.send('idle?');
+        });
+      resolve({ process: child, ready: message as T, idle, stop });
+    });
+    child.once('exit', (code) => reject(new Error(`${script} exited (${code}) before it was ready`)));
+  });
+}
+
+export interface Served {
+  message: unknown;
+  cleanup: () => Promise<void>;
+  /** Resolves once nothing is in progress (default: at once). */
+  idle?: () => Promise<void>;
+}
+
+/** In a child: report readiness (or failure), answer 'idle?', run `cleanup` when the parent says stop. */
+export function serveChild(start: () => Promise<Served>): void {
+  start().then(
+    ({ message, cleanup, idle }) => {
+      process.send?.(message);
+      process.on('message', (m) => {
+        if (m === 'idle?') void (idle ?? (async () => undefined))().then(() => process.send?.('idle'));
+        if (m === 'stop') void cleanup().finally(() => process.exit(0));
+      });
+      process.on('disconnect', () => void cleanup().finally(() => process.exit(0)));
+    },
+    (err: unknown) => {
+      process.send?.({ error: err instanceof Error ? err.stack ?? err.message : String(err) });
+    },
+  );
+}

@@ -1,0 +1,101 @@
+import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
+import type express from 'express';
+import { MongoClient } from 'mongodb';
+import { Pool } from 'pg';
+import { createExampleApp } from '../example-app/app';
+import { mongoBaselineApp } from './baseline-mongo';
+import { sqlBaselineApp } from './baseline-sql';
+import { serveChild } from './child';
+
+export interface ServeReady {
+  /** Base URL of the example app (…/api/v1 is below it). */
+  library: string;
+  /** Base URL of the hand-written baseline app. */
+  baseline: string;
+  /** Database name the example app uses (the seeders write there). */
+  database: string;
+}
+
+/**
+ * Counts requests whose handler has not answered yet. autocannon drops its sockets at the end of a
+ * run while slow handlers (the emulator) still work; the next run must not start before they end.
+ * `res.end` is the handler's last act even when the client is gone ('close'/'finish' are not).
+ */
+class InFlight {
+  private count = 0;
+  private waiters: (() => void)[] = [];
+
+  track(server: Server): void {
+    server.on('request', (_req, res) => {
+      this.count++;
+      const end = res.end.bind(res);
+      let counted = true;
+      res.end = ((...args: Parameters<typeof res.end>) => {
+        if (counted) {
+          counted = false;
+          this.count--;
+          if (this.count === 0) this.waiters.splice(0).forEach((w) => w());
+        }
+        return end(...args);
+      }) as typeof res.end;
+    });
+  }
+
+  idle(): Promise<void> {
+    return this.count === 0 ? Promise.resolve() : new Promise((resolve) => this.waiters.push(resolve));
+  }
+}
+
+function listen(app: express.Express): Promise<Server> {
+  return new Promise((resolve, reject) => {
+    const server = app.listen(0, '127.0.0.1', (err?: Error) => (err ? reject(err) : resolve(server)));
+  });
+}
+
+function urlOf(server: Server): string {
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
+function close(server: Server): Promise<void> {
+  const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+  server.closeIdleConnections();
+  return closed;
+}
+
+/**
+ * Child process serving, on two loopback ports, the example app (library) and the hand-written
+ * baseline over the same database. Only one of the two is loaded at a time, so they never compete;
+ * the load generator and the database run in other processes.
+ * argv: <sql|mongo> <database uri>
+ */
+serveChild(async () => {
+  const [driver, uri] = process.argv.slice(2);
+  if (driver !== 'sql' && driver !== 'mongo') throw new Error('usage: serve.ts <sql|mongo> <uri>');
+  const example = await createExampleApp(driver === 'sql' ? { driver, postgresUri: uri } : { driver, mongoUri: uri });
+  let baselineApp: express.Express;
+  let closeBaseline: () => Promise<void>;
+  if (driver === 'sql') {
+    const pool = new Pool({ connectionString: uri, max: 5 }) // Sequelize's default pool size;
+    baselineApp = sqlBaselineApp(pool);
+    closeBaseline = () => pool.end();
+  } else {
+    const client = await MongoClient.connect(uri);
+    baselineApp = mongoBaselineApp(client.db(example.info.database));
+    closeBaseline = () => client.close();
+  }
+  const [libraryServer, baselineServer] = await Promise.all([listen(example.app), listen(baselineApp)]);
+  const inFlight = new InFlight();
+  inFlight.track(libraryServer);
+  inFlight.track(baselineServer);
+  const ready: ServeReady = { library: urlOf(libraryServer), baseline: urlOf(baselineServer), database: example.info.database };
+  return {
+    message: ready,
+    idle: () => inFlight.idle(),
+    cleanup: async () => {
+      await inFlight.idle();
+      await Promise.all([close(libraryServer), close(baselineServer)]);
+      await Promise.all([example.close(), closeBaseline()]);
+    },
+  };
+});
