@@ -1,6 +1,7 @@
 import type { Model, Schema } from 'mongoose';
+import { mergeDeclaredRelation } from '../../lib/resource/merge-relation';
 import type { DescribedModel } from '../driver';
-import type { RelationDeclaration, ResourceDeclaration } from '../../lib/resource/declaration';
+import type { ResourceDeclaration } from '../../lib/resource/declaration';
 import type { FieldInfo, FieldType, OnDelete, RelationInfo } from '../../lib/resource/model-info';
 
 interface SchemaTypeLike {
@@ -79,7 +80,7 @@ export function describeMongooseModel(declaration: ResourceDeclaration, modelNam
     const rel = virtualRelation(name, virtual, modelNameOf);
     if (rel) derived[name] = rel;
   }
-  for (const [name, decl] of Object.entries(declaration.relations ?? {})) derived[name] = mergeDeclared(name, decl, derived[name], declaration.MODEL);
+  for (const [name, decl] of Object.entries(declaration.relations ?? {})) derived[name] = mergeDeclaredRelation(name, decl, derived[name], declaration.MODEL);
 
   const allowed = new Set(declaration.RELATIONS ?? []);
   for (const name of allowed) {
@@ -106,28 +107,3 @@ function virtualRelation(name: string, virtual: VirtualLike, modelNameOf: (nativ
   return null;
 }
 
-/** The declaration wins; what it omits comes from the model, then from naming conventions. */
-function mergeDeclared(name: string, decl: RelationDeclaration, derived: RelationInfo | undefined, MODEL: string): RelationInfo {
-  const same = derived && derived.kind === decl.kind ? derived : undefined;
-  const fallbackFk = decl.kind === 'belongsTo' ? `${name}_id` : `${MODEL}_id`;
-  const rel: RelationInfo = {
-    name,
-    kind: decl.kind,
-    target: decl.target,
-    foreignKey: decl.foreignKey ?? decl.pivot?.parentKey ?? same?.foreignKey ?? fallbackFk,
-  };
-  if (decl.kind === 'belongsTo') rel.onDelete = decl.onDelete ?? same?.onDelete ?? 'restrict';
-  if (decl.kind === 'belongsToMany') {
-    const pivot = decl.pivot ?? same?.pivot;
-    if (!pivot) throw new Error(`Resource ${MODEL}: relation ${name} is belongsToMany but has no pivot.`);
-    rel.pivot = {
-      table: pivot.table,
-      parentKey: pivot.parentKey,
-      relatedKey: pivot.relatedKey,
-      columns: pivot.columns ?? [],
-      columnTypes: { ...(pivot.columnTypes ?? {}) },
-    };
-    rel.foreignKey = rel.pivot.parentKey;
-  }
-  return rel;
-}

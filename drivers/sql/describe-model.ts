@@ -1,6 +1,7 @@
 import type { ModelStatic, Model } from 'sequelize';
+import { mergeDeclaredRelation } from '../../lib/resource/merge-relation';
 import type { DescribedModel } from '../driver';
-import type { ResourceDeclaration, RelationDeclaration } from '../../lib/resource/declaration';
+import type { ResourceDeclaration } from '../../lib/resource/declaration';
 import type { FieldInfo, FieldType, OnDelete, PivotInfo, RelationInfo } from '../../lib/resource/model-info';
 import type { TableInfo } from './table-map';
 
@@ -110,7 +111,7 @@ export function describeSequelizeModel(
     const rel = relationOf(assoc, target, attrs);
     if (rel) derived[rel.name] = rel;
   }
-  for (const [name, decl] of Object.entries(declaration.relations ?? {})) derived[name] = mergeDeclared(name, decl, derived[name], declaration.MODEL);
+  for (const [name, decl] of Object.entries(declaration.relations ?? {})) derived[name] = mergeDeclaredRelation(name, decl, derived[name], declaration.MODEL);
 
   const allowed = new Set(declaration.RELATIONS ?? []);
   const relations: Record<string, RelationInfo> = {};
@@ -167,28 +168,3 @@ function relationOf(assoc: AssociationLike, target: string, attrs: Record<string
   }
 }
 
-/** The declaration wins; what it omits comes from the association, then from naming conventions. */
-function mergeDeclared(name: string, decl: RelationDeclaration, derived: RelationInfo | undefined, MODEL: string): RelationInfo {
-  const same = derived && derived.kind === decl.kind ? derived : undefined;
-  const fallbackFk = decl.kind === 'belongsTo' ? `${name}_id` : `${MODEL}_id`;
-  const rel: RelationInfo = {
-    name,
-    kind: decl.kind,
-    target: decl.target,
-    foreignKey: decl.foreignKey ?? decl.pivot?.parentKey ?? same?.foreignKey ?? fallbackFk,
-  };
-  if (decl.kind === 'belongsTo') rel.onDelete = decl.onDelete ?? same?.onDelete ?? 'restrict';
-  if (decl.kind === 'belongsToMany') {
-    const pivot = decl.pivot ?? same?.pivot;
-    if (!pivot) throw new Error(`Resource ${MODEL}: relation ${name} is belongsToMany but has no pivot.`);
-    rel.pivot = {
-      table: pivot.table,
-      parentKey: pivot.parentKey,
-      relatedKey: pivot.relatedKey,
-      columns: pivot.columns ?? same?.pivot?.columns ?? [],
-      columnTypes: { ...(same?.pivot?.columnTypes ?? {}), ...(pivot.columnTypes ?? {}) },
-    };
-    rel.foreignKey = rel.pivot.parentKey;
-  }
-  return rel;
-}
