@@ -52,6 +52,21 @@ function duplicateKeyError(e: ErrorLike): ErrorLike | null {
   return null;
 }
 
+/**
+ * The API's own words for a mongoose validator failure: mongoose messages quote the rejected value
+ * and the schema internals ("Cast to Number failed for value ... at path ..."), driver text that
+ * must not reach a client (decision 25). The full error still goes to the database-error log.
+ */
+function validatorMessage(path: string, kind: unknown, name: unknown): string {
+  const field = path.replace(/_/g, ' ');
+  if (kind === 'required') return `The ${field} field is required.`;
+  if (kind === 'enum') return `The selected ${field} is invalid.`;
+  if (kind === 'min' || kind === 'max') return `The ${field} is out of range.`;
+  if (kind === 'minlength' || kind === 'maxlength') return `The ${field} has an invalid length.`;
+  if (name === 'CastError') return `The ${field} has an invalid type.`;
+  return `The ${field} is invalid.`;
+}
+
 /** mongoose / MongoDB errors in the API's terms; null when not a database error. */
 export function translateMongoError(error: unknown): DatabaseErrorInfo | null {
   if (!error || typeof error !== 'object') return null;
@@ -64,8 +79,9 @@ export function translateMongoError(error: unknown): DatabaseErrorInfo | null {
   const name = typeof e.name === 'string' ? e.name : '';
   if (name === 'ValidationError' && e.errors && typeof e.errors === 'object') {
     const errors: Record<string, string[]> = {};
-    for (const [path, inner] of Object.entries(e.errors as Record<string, ErrorLike>)) {
-      errors[path] = [typeof inner?.message === 'string' ? inner.message : 'Invalid value.'];
+    for (const [path, inner] of Object.entries(e.errors as Record<string, ErrorLike & { kind?: unknown }>)) {
+      if (path === '__proto__' || path === 'constructor' || path === 'prototype') continue;
+      errors[path] = [validatorMessage(path, inner?.kind, inner?.name)];
     }
     return { type: 'validation_error', errors };
   }

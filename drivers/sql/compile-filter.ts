@@ -54,22 +54,38 @@ const COMPARE: Record<string, string> = { '=': '=', '>': '>', '>=': '>=', '<': '
 /** `col > v` on an array means some element is > v, i.e. `v < ANY(col)`. */
 const FLIPPED: Record<string, string> = { '=': '=', '>': '<', '>=': '<=', '<': '>', '<=': '>=' };
 
+const INT32_MIN = -2147483648;
+const INT32_MAX = 2147483647;
+const outsideInt32 = (v: Scalar): boolean => typeof v === 'number' && (v < INT32_MIN || v > INT32_MAX);
+
+/**
+ * A bound value for a column. PostgreSQL types `$n` by the column, so a valid JSON integer beyond
+ * an INTEGER column's range (`stock|<|3000000000`) would fail with a range error; such values are
+ * compared as numeric instead (the column widens, the answer is the one MongoDB gives).
+ */
+function valueParam(info: FieldInfo, value: Scalar | Scalar[], params: ParamBuilder): string {
+  const wide = (info.type === 'integer' || info.type === 'id') && (Array.isArray(value) ? value.some(outsideInt32) : outsideInt32(value));
+  const marker = params.param(value);
+  return wide ? `${marker}::numeric${Array.isArray(value) ? '[]' : ''}` : marker;
+}
+
 function compileCondition(cond: Condition, ctx: SchemaContext, model: string, alias: string, params: ParamBuilder): string {
   const info = ctx.field(model, cond.field);
   const col = ctx.value(model, alias, cond.field);
   if (info.type === 'array') return compileArrayCondition(cond, col, params);
   const c = info.type === 'string' ? `${col} COLLATE "C"` : col;
   const op = cond.operator;
+  const v = (value: Scalar | Scalar[]): string => valueParam(info, value, params);
   switch (op) {
     case '=':
-      return `${col} = ${params.param(cond.value)}`;
+      return `${col} = ${v(cond.value as Scalar)}`;
     case '!=':
-      return `${col} IS DISTINCT FROM ${params.param(cond.value)}`;
+      return `${col} IS DISTINCT FROM ${v(cond.value as Scalar)}`;
     case '>':
     case '>=':
     case '<':
     case '<=':
-      return `${c} ${COMPARE[op]} ${params.param(cond.value)}`;
+      return `${c} ${COMPARE[op]} ${v(cond.value as Scalar)}`;
     case 'like':
     case 'ilike':
     case 'not like':
@@ -77,21 +93,21 @@ function compileCondition(cond: Condition, ctx: SchemaContext, model: string, al
       return compileLike(cond, info, col, params);
     case 'in': {
       const { values, hasNull } = splitNulls(cond.value);
-      const any = values.length ? `${col} = ANY(${params.param(values)})` : 'FALSE';
+      const any = values.length ? `${col} = ANY(${v(values)})` : 'FALSE';
       return hasNull ? `(${any} OR ${col} IS NULL)` : any;
     }
     case 'not in': {
       const { values, hasNull } = splitNulls(cond.value);
-      const any = values.length ? `NOT (${col} = ANY(${params.param(values)}))` : 'TRUE';
+      const any = values.length ? `NOT (${col} = ANY(${v(values)}))` : 'TRUE';
       return hasNull ? `(${col} IS NOT NULL AND ${any})` : `(${col} IS NULL OR ${any})`;
     }
     case 'between': {
       const [low, high] = pair(cond.value);
-      return `${c} BETWEEN ${params.param(low)} AND ${params.param(high)}`;
+      return `${c} BETWEEN ${v(low)} AND ${v(high)}`;
     }
     case 'not between': {
       const [low, high] = pair(cond.value);
-      return `(${col} IS NULL OR NOT (${c} BETWEEN ${params.param(low)} AND ${params.param(high)}))`;
+      return `(${col} IS NULL OR NOT (${c} BETWEEN ${v(low)} AND ${v(high)}))`;
     }
     case 'null':
       return `${col} IS NULL`;

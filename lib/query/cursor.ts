@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { BadRequestError } from '../errors';
-import type { Catalog, FieldInfo, ModelInfo } from '../resource/model-info';
+import type { Catalog, FieldInfo, IdType, ModelInfo } from '../resource/model-info';
 import type { Filter, ListQuery, OrderKey, Scalar } from './ast';
 import { own } from './safe-keys';
 
@@ -23,19 +23,21 @@ function invalid(): BadRequestError {
   return new BadRequestError('Invalid cursor.', 'cursor');
 }
 
-/** The field an order key sorts on, through its to-one relations. */
-function orderField(model: ModelInfo, key: OrderKey, catalog: Catalog): FieldInfo | undefined {
+/** The field an order key sorts on, through its to-one relations, and the model holding it. */
+function orderField(model: ModelInfo, key: OrderKey, catalog: Catalog): { field: FieldInfo | undefined; owner: ModelInfo } {
   let current = model;
   for (const name of key.relations) {
     const relation = own(current.relations, name);
-    if (!relation) return undefined;
+    if (!relation) return { field: undefined, owner: current };
     current = catalog.model(relation.target);
   }
-  return own(current.fields, key.field);
+  return { field: own(current.fields, key.field), owner: current };
 }
 
+const OBJECT_ID = /^[0-9a-f]{24}$/i;
+
 /** A JSON value back to the order-key field's type; anything that does not fit is a bad cursor. */
-function restore(value: unknown, field: FieldInfo | undefined): Scalar {
+function restore(value: unknown, field: FieldInfo | undefined, idType: IdType): Scalar {
   if (value === null) return null;
   const type = field ? (field.type === 'array' ? (field.itemType ?? 'string') : field.type) : undefined;
   switch (type) {
@@ -52,7 +54,12 @@ function restore(value: unknown, field: FieldInfo | undefined): Scalar {
       if (typeof value !== 'boolean') throw invalid();
       return value;
     case 'id':
-      if (typeof value !== 'string' && !(typeof value === 'number' && Number.isSafeInteger(value))) throw invalid();
+      // the fingerprint is not a secret: a forged value must still be an id of the right form
+      if ((field?.idType ?? idType) === 'integer') {
+        if (typeof value !== 'number' || !Number.isSafeInteger(value)) throw invalid();
+      } else if (typeof value !== 'string' || !OBJECT_ID.test(value)) {
+        throw invalid();
+      }
       return value;
     default:
       if (typeof value !== 'string' && typeof value !== 'number' && typeof value !== 'boolean') throw invalid();
@@ -75,5 +82,8 @@ export function decodeCursor(token: string, model: ModelInfo, filter: Filter | n
   if (payload === null || typeof payload !== 'object' || Array.isArray(payload)) throw invalid();
   const { v, f } = payload as { v?: unknown; f?: unknown };
   if (!Array.isArray(v) || v.length !== order.length || f !== fingerprint(model.name, filter, order)) throw invalid();
-  return v.map((value, i) => restore(value, orderField(model, order[i], catalog)));
+  return v.map((value, i) => {
+    const { field, owner } = orderField(model, order[i], catalog);
+    return restore(value, field, owner.idType);
+  });
 }

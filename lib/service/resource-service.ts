@@ -6,6 +6,7 @@ import { parseListQuery, parseReadOptions, type RequestParams } from '../query';
 import type { ListQuery } from '../query/ast';
 import type { Registry, ResourceEntry } from '../resource/registry';
 import { checkReferences } from './check-references';
+import { checkValues } from './check-values';
 import { listEnvelope, type ListEnvelope } from './envelopes';
 import { plainObject, readIdList, readStoreBody } from './read-body';
 import { addError, pickFillable, validateItem, type FieldErrors } from './validate-input';
@@ -112,8 +113,13 @@ export class ResourceService {
         addError(errors, `${this.name}.${index}.id`, 'The id field is required.');
         return;
       }
-      const id = typeof rawId === 'string' || typeof rawId === 'number' ? this.driver.parseId(this.name, String(rawId)) : null;
-      if (id === null) unknownIds.push(rawId as string | number);
+      if (typeof rawId !== 'string' && typeof rawId !== 'number') {
+        // an object such as {"$ne": null} is not an id: never echoed back as one
+        addError(errors, `${this.name}.${index}.id`, 'The id must be a string or a number.');
+        return;
+      }
+      const id = this.driver.parseId(this.name, String(rawId));
+      if (id === null) unknownIds.push(rawId);
       else ids.push(id);
     });
     if (Object.keys(errors).length > 0) throw new ValidationError(errors);
@@ -151,11 +157,21 @@ export class ResourceService {
     if (rawIds.length === 0) throw new BadRequestError('The "ids" array must contain at least one id.', 'ids');
     const ids: Id[] = [];
     const invalid: Array<string | number> = [];
-    for (const rawId of rawIds) {
-      const id = typeof rawId === 'string' || typeof rawId === 'number' ? this.driver.parseId(this.name, String(rawId)) : null;
-      if (id === null) invalid.push(String(rawId));
-      else if (!ids.includes(id)) ids.push(id);
-    }
+    const seen = new Set<Id>();
+    const errors: FieldErrors = {};
+    rawIds.forEach((rawId, index) => {
+      if (typeof rawId !== 'string' && typeof rawId !== 'number') {
+        addError(errors, `ids.${index}`, 'The id must be a string or a number.');
+        return;
+      }
+      const id = this.driver.parseId(this.name, String(rawId));
+      if (id === null) invalid.push(rawId);
+      else if (!seen.has(id)) {
+        seen.add(id);
+        ids.push(id);
+      }
+    });
+    if (Object.keys(errors).length > 0) throw new ValidationError(errors);
     if (invalid.length > 0) throw new MissingIdsError(this.name, invalid);
     this.logQuery('deleteById', { ids });
     await this.db(() =>
@@ -175,12 +191,14 @@ export class ResourceService {
     const records: Record<string, unknown>[] = [];
     for (const [index, item] of items.entries()) {
       if (item === null || typeof item !== 'object' || Array.isArray(item)) {
-        addError(errors, prefix(index) || 'body', 'Each record must be a JSON object.');
+        addError(errors, prefix(index).replace(/\.$/, '') || 'body', 'Each record must be a JSON object.');
         records.push({});
         continue;
       }
       const attributes = pickFillable(plainObject(item, 'A record'), info.fillable);
-      records.push(await validateItem(schema, attributes, info.fillable, prefix(index), errors));
+      const record = await validateItem(schema, attributes, info.fillable, prefix(index), errors);
+      checkValues(info, record, prefix(index), errors);
+      records.push(record);
     }
     await this.db(() => checkReferences(this.entry, this.registry, records, (i, field) => `${prefix(i)}${field}`, errors));
     if (Object.keys(errors).length > 0) throw new ValidationError(errors);
@@ -220,6 +238,11 @@ export class ResourceService {
     } catch (err) {
       if (err instanceof ApiError) throw err;
       const info = this.driver.translateError(err) ?? { type: 'database_error' as const };
+      // model-layer validators (mongoose): the same 422 shape as the library's own (decision 24)
+      if (info.type === 'validation_error' && info.errors && Object.keys(info.errors).length > 0) {
+        this.log.db.warn(`${this.name}: model validation failed`, { errors: info.errors });
+        throw new ValidationError(info.errors);
+      }
       throw new DatabaseError(info, { cause: err });
     }
   }

@@ -34,7 +34,7 @@ describe('mongo translateError', () => {
     ['not an error', 'string', null],
   ];
   it('mongoose ValidationError', () => {
-    expect(driver.translateError(validationError)).to.deep.equal({ type: 'validation_error', errors: { n: ['Path `n` is required.'] } });
+    expect(driver.translateError(validationError)).to.deep.equal({ type: 'validation_error', errors: { n: ['The n field is required.'] } });
   });
   for (const [title, error, expected] of cases) {
     it(title, () => {
