@@ -47,6 +47,8 @@ function numeric(field: string, mode: Mode, rules: Rules & { integer?: boolean; 
   } else if (rules.min !== undefined) {
     s = s.min(rules.min, `The ${label(field)} must be at least ${rules.min}.`);
   }
+  // PostgreSQL INTEGER columns stop at 2^31-1; the same limit on both drivers keeps them alike.
+  if (rules.integer && rules.max === undefined) s = s.max(2147483647, `The ${label(field)} may not be greater than 2147483647.`);
   return presence(s, field, mode, rules);
 }
 

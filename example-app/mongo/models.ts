@@ -88,7 +88,7 @@ const productSchema = new Schema<ProductDoc>(
     name: { type: String, required: true, maxlength: 200 },
     sku: { type: String, required: true, unique: true },
     price: { type: Number, required: true, min: 0 },
-    stock: { type: Number, default: 0, min: 0 },
+    stock: { type: Number, default: 0, min: 0, integer: true }, // integer: described as an integer field, as on SQL
     status: { type: String, enum: ['active', 'inactive', 'draft'], default: 'draft' },
     description: { type: String, default: null },
     featured: { type: Boolean, default: false },
@@ -101,7 +101,7 @@ const reviewSchema = new Schema<ReviewDoc>(
   {
     product_id: { type: ObjectId, ref: 'Product', required: true, index: true },
     user_id: { type: ObjectId, ref: 'User', default: null, index: true },
-    rating: { type: Number, required: true, min: 1, max: 5 },
+    rating: { type: Number, required: true, min: 1, max: 5, integer: true },
     comment: { type: String, default: null },
   },
   { timestamps, collection: 'reviews', versionKey: false },

@@ -87,6 +87,16 @@ for (const driver of ['mongo', 'sql'] as const) {
       expect(JSON.stringify(res.body)).not.to.match(/Path|Cast to|mongoose/i);
     });
 
+    it('integer fields are integers on both drivers: a fractional filter value is a 400 naming the field', async () => {
+      const res = await http().get(`${API}/reviews`).query({ oper: 'rating|=|4.5' }).expect(400);
+      expect(res.body.message).to.contain('rating');
+    });
+
+    it('an integer beyond PostgreSQL INTEGER is a 422 naming the field on both drivers, not a database error', async () => {
+      const res = await http().post(`${API}/products`).send({ name: 'Huge', sku: 'HUGE-1', price: 1, stock: 1e20 }).expect(422);
+      expect(res.body.errors).to.have.keys(['stock']);
+    });
+
     it('a non-object item of a bulk store is reported under "<MODEL>.<index>" (no trailing dot)', async () => {
       const res = await http().post(`${API}/tags`).send({ tag: [{ name: 'ok-tag' }, 5] }).expect(422);
       expect(res.body.errors).to.have.keys(['tag.1']);
