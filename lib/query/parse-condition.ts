@@ -109,8 +109,9 @@ export function parseCondition(text: string, ctx: ConditionContext): Condition {
     return { kind: 'condition', field: field.name, operator, value };
   }
   if (LIST_OPERATORS.has(operator)) {
-    const values: Scalar[] = splitList(value).map((v) => castValue(field, v, cast));
     const pair = operator === 'between' || operator === 'not between';
+    // As with `=|null`, a literal null in an in/not in list means "or is null" (attr's [x, null] too).
+    const values: Scalar[] = splitList(value).map((v) => (!pair && (v === null || (typeof v === 'string' && v.trim().toLowerCase() === 'null')) ? null : castValue(field, v, cast)));
     if (pair && values.length !== 2) {
       throw new BadRequestError(`Operator "${operator}" needs exactly two values for field "${field.name}" in ${ctx.parameter}.`, ctx.parameter);
     }

@@ -97,6 +97,24 @@ for (const driver of ['mongo', 'sql'] as const) {
       expect(res.body.errors).to.have.keys(['stock']);
     });
 
+    it('null inside an in list matches records without a value on both drivers', async () => {
+      const cat = await http().post(`${API}/categories`).send({ name: 'In-null cat' }).expect(200);
+      const catId = cat.body.model.id;
+      await http().post(`${API}/products`).send({ product: [
+        { name: 'In-null A', sku: 'INNULL-A', price: 1, category_id: catId },
+        { name: 'In-null B', sku: 'INNULL-B', price: 1 },
+      ] }).expect(200);
+      const literal = typeof catId === 'string' ? catId : String(catId);
+      const res = await http().get(`${API}/products`)
+        .query({ oper: JSON.stringify({ and: [`category_id|in|[${literal},null]`, 'sku|like|INNULL-%'] }), orderby: JSON.stringify({ sku: 'asc' }) })
+        .expect(200);
+      expect(res.body.data.map((p: { sku: string }) => p.sku)).to.deep.equal(['INNULL-A', 'INNULL-B']);
+      const notIn = await http().get(`${API}/products`)
+        .query({ oper: JSON.stringify({ and: ['category_id|not in|[null]', 'sku|like|INNULL-%'] }) })
+        .expect(200);
+      expect(notIn.body.data.map((p: { sku: string }) => p.sku)).to.deep.equal(['INNULL-A']);
+    });
+
     it('a non-object item of a bulk store is reported under "<MODEL>.<index>" (no trailing dot)', async () => {
       const res = await http().post(`${API}/tags`).send({ tag: [{ name: 'ok-tag' }, 5] }).expect(422);
       expect(res.body.errors).to.have.keys(['tag.1']);

@@ -42,6 +42,7 @@ const cases: Case[] = [
   { name: '=|null means null', condition: 'description|=|null', expected: cond('description', 'null') },
   { name: '!=|null means not null', condition: 'description|!=|null', expected: cond('description', 'not null') },
   { name: '=|NULL in upper case means null', condition: 'category_id|=|NULL', expected: cond('category_id', 'null') },
+  { name: 'null inside an in list means "or is null"', condition: 'category_id|in|[7,null]', expected: cond('category_id', 'in', [7, null]) },
   // syntax
   { name: 'operators are case-insensitive', condition: 'name|LIKE|%P%', expected: cond('name', 'like', '%P%') },
   { name: 'mixed-case two-word operator', condition: 'price|Not Between|[1,2]', expected: cond('price', 'not between', [1, 2]) },
