@@ -156,34 +156,36 @@ export class SqlDriver implements Driver {
     return translateSqlError(error, this.tables);
   }
 
-  /** One statement per relation level, whatever the number of parent rows. */
+  /** One statement per relation level, whatever the number of parent rows; siblings load in parallel. */
   private async loadRelations(plans: RelationPlan[], parents: Row[], t: SequelizeTransaction | undefined): Promise<void> {
-    for (const plan of plans) {
-      const keys = [...new Set(parents.map((p) => p[plan.parentField]).filter((v) => v !== null && v !== undefined))];
-      const loaded = keys.length ? await this.run({ sql: plan.statement.sql, bind: [keys, ...plan.statement.bind.slice(1)] }, t) : [];
-      const related = loaded.map((raw) => {
-        const row = this.shape(plan.target, plan.fields, raw);
-        if (plan.pivot) {
-          const pivot: Row = {};
-          for (const col of plan.pivot) pivot[col.name] = convertValue(raw[col.alias], col.type);
-          row.pivot = pivot;
-        }
-        return { match: String(plan.pivot ? raw[plan.matchKey] : row[plan.matchKey]), row };
-      });
-      await this.loadRelations(plan.children, related.map((r) => r.row), t);
-      const groups = new Map<string, Row[]>();
-      for (const { match, row } of related) {
-        const list = groups.get(match);
-        if (list) list.push(row);
-        else groups.set(match, [row]);
+    await Promise.all(plans.map((plan) => this.loadRelation(plan, parents, t)));
+  }
+
+  private async loadRelation(plan: RelationPlan, parents: Row[], t: SequelizeTransaction | undefined): Promise<void> {
+    const keys = [...new Set(parents.map((p) => p[plan.parentField]).filter((v) => v !== null && v !== undefined))];
+    const loaded = keys.length ? await this.run({ sql: plan.statement.sql, bind: [keys, ...plan.statement.bind.slice(1)] }, t) : [];
+    const related = loaded.map((raw) => {
+      const row = this.shape(plan.target, plan.fields, raw);
+      if (plan.pivot) {
+        const pivot: Row = {};
+        for (const col of plan.pivot) pivot[col.name] = convertValue(raw[col.alias], col.type);
+        row.pivot = pivot;
       }
-      const many = plan.kind === 'hasMany' || plan.kind === 'belongsToMany';
-      for (const parent of parents) {
-        const value = parent[plan.parentField];
-        const group = value === null || value === undefined ? undefined : groups.get(String(value));
-        // copies: one related record may hang under several parents
-        parent[plan.name] = many ? (group ?? []).map((r) => ({ ...r })) : group?.[0] ? { ...group[0] } : null;
-      }
+      return { match: String(plan.pivot ? raw[plan.matchKey] : row[plan.matchKey]), row };
+    });
+    await this.loadRelations(plan.children, related.map((r) => r.row), t);
+    const groups = new Map<string, Row[]>();
+    for (const { match, row } of related) {
+      const list = groups.get(match);
+      if (list) list.push(row);
+      else groups.set(match, [row]);
+    }
+    const many = plan.kind === 'hasMany' || plan.kind === 'belongsToMany';
+    for (const parent of parents) {
+      const value = parent[plan.parentField];
+      const group = value === null || value === undefined ? undefined : groups.get(String(value));
+      // copies: one related record may hang under several parents
+      parent[plan.name] = many ? (group ?? []).map((r) => ({ ...r })) : group?.[0] ? { ...group[0] } : null;
     }
   }
 
