@@ -1,3 +1,4 @@
+import { fieldOf, readableFields, relationOf } from '../../lib/resource/model-lookup';
 import { ObjectId, type Document } from 'mongodb';
 import type { Scalar } from '../../lib/query/ast';
 import type { Catalog, FieldInfo, ModelInfo, RelationInfo } from '../../lib/resource/model-info';
@@ -61,23 +62,16 @@ export class CompileContext {
   }
 
   field(model: string, name: string): FieldInfo {
-    const field = this.model(model).fields[name];
-    if (!field) throw new Error(`Unknown field ${model}.${name}`);
-    return field;
+    return fieldOf(this.model(model), name);
   }
 
   relation(model: string, name: string): RelationInfo {
-    const info = this.model(model);
-    const rel = info.relations[name] ?? info.hiddenRelations[name];
-    if (!rel) throw new Error(`Unknown relation ${model}.${name}`);
-    return rel;
+    return relationOf(this.model(model), name);
   }
 
   /** Readable fields of a model (write-only ones never leave the database). */
   readable(model: string): string[] {
-    return Object.values(this.model(model).fields)
-      .filter((f) => !f.writeOnly)
-      .map((f) => f.name);
+    return readableFields(this.model(model));
   }
 
   alias(prefix: string): string {

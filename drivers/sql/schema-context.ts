@@ -1,3 +1,4 @@
+import { fieldOf, readableFields, relationOf } from '../../lib/resource/model-lookup';
 import type { Catalog, FieldInfo, ModelInfo, RelationInfo } from '../../lib/resource/model-info';
 import { quoteIdent } from './sql-builder';
 import type { TableInfo, TableMap } from './table-map';
@@ -39,22 +40,15 @@ export class SchemaContext {
   }
 
   field(model: string, field: string): FieldInfo {
-    const info = this.model(model).fields[field];
-    if (!info) throw new Error(`Unknown field ${model}.${field}`);
-    return info;
+    return fieldOf(this.model(model), field);
   }
 
   relation(model: string, name: string): RelationInfo {
-    const info = this.model(model);
-    const rel = info.relations[name] ?? info.hiddenRelations[name];
-    if (!rel) throw new Error(`Unknown relation ${model}.${name}`);
-    return rel;
+    return relationOf(this.model(model), name);
   }
 
   /** Readable fields (write-only ones never leave the database). */
   readable(model: string): string[] {
-    return Object.values(this.model(model).fields)
-      .filter((f) => !f.writeOnly)
-      .map((f) => f.name);
+    return readableFields(this.model(model));
   }
 }
