@@ -22,6 +22,23 @@ const CONNECTION_ERRORS = new Set([
   'MongoNotConnectedError', 'MongoServerClosedError', 'MongoPoolClosedError', 'MongooseServerSelectionError',
 ]);
 
+/**
+ * A lost or refused connection, however it is wrapped: a bulk write carries the network error as
+ * its cause, and mongoose reports a dead connection as a buffering time-out.
+ */
+function isConnectionError(error: unknown, depth = 0): boolean {
+  if (!error || typeof error !== 'object' || depth > 4) return false;
+  for (let proto = Object.getPrototypeOf(error); proto && proto !== Error.prototype; proto = Object.getPrototypeOf(proto)) {
+    if (CONNECTION_ERRORS.has((proto as { constructor: { name: string } }).constructor.name)) return true;
+  }
+  const e = error as ErrorLike;
+  if (typeof e.name === 'string' && CONNECTION_ERRORS.has(e.name)) return true;
+  if (typeof e.message === 'string' && /ECONNREFUSED|ECONNRESET|buffering timed out|connection .*closed|client (was|is) closed|topology is closed/i.test(e.message)) {
+    return true;
+  }
+  return isConnectionError(e.cause, depth + 1);
+}
+
 function firstKey(value: unknown): string | undefined {
   if (value && typeof value === 'object') return Object.keys(value)[0];
   return undefined;
@@ -86,11 +103,8 @@ export function translateMongoError(error: unknown): DatabaseErrorInfo | null {
     return { type: 'validation_error', errors };
   }
   if (name === 'CastError') return typeof e.path === 'string' ? { type: 'bad_request', field: e.path } : { type: 'bad_request' };
-  if (CONNECTION_ERRORS.has(name)) return { type: 'connection_error' };
+  if (isConnectionError(e)) return { type: 'connection_error' };
   if (e.codeName === 'WriteConflict' || e.code === 112) return { type: 'database_error' };
-  if (name.startsWith('Mongo')) {
-    if (typeof e.message === 'string' && /connection .*closed|client (was|is) closed|topology is closed/i.test(e.message)) return { type: 'connection_error' };
-    return { type: 'database_error' };
-  }
+  if (name.startsWith('Mongo')) return { type: 'database_error' };
   return null;
 }

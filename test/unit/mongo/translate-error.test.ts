@@ -28,6 +28,8 @@ describe('mongo translateError', () => {
     ['CastError', castError(), { type: 'bad_request', field: 'category_id' }],
     ['network error', new MongoNetworkError('connection reset'), { type: 'connection_error' }],
     ['server selection', new MongoServerSelectionError('no server', { type: 'Unknown' } as never), { type: 'connection_error' }],
+    ['a bulk write whose cause is a refused connection', Object.assign(new Error('connect ECONNREFUSED'), { name: 'MongoBulkWriteError', cause: new MongoNetworkError('connect ECONNREFUSED 127.0.0.1:1') }), { type: 'connection_error' }],
+    ['mongoose buffering time-out of a dead connection', Object.assign(new Error('Operation `things.insertOne()` buffering timed out after 10000ms'), { name: 'MongooseError' }), { type: 'connection_error' }],
     ['write conflict', new MongoServerError({ message: 'WriteConflict', code: 112, codeName: 'WriteConflict' }), { type: 'database_error' }],
     ['other server error', new MongoServerError({ message: 'boom', code: 2 }), { type: 'database_error' }],
     ['not a database error', new TypeError('x'), null],
