@@ -1,6 +1,7 @@
-import { Aggregator, ProcessingMode, Query, update as mingoUpdate } from 'mingo';
+import { Aggregator, Context, ProcessingMode, Query, update as mingoUpdate } from 'mingo';
 import { serialize } from 'bson';
 import { CommandError, toCommandError } from './errors';
+import { HASH_LOOKUP_STAGE, makeLookupOperator } from './lookup';
 import { cloneDeep, isOperatorObject, isPlainObject, type Doc } from './values';
 
 /** Resolves `from` of $lookup/$graphLookup/$unionWith to the visible documents of a collection. */
@@ -87,6 +88,9 @@ function rewriteStages(stages: Doc[]): Doc[] {
       const facets: Doc = {};
       for (const [k, sub] of Object.entries(arg)) facets[k] = Array.isArray(sub) ? rewriteStages(validatePipeline(sub)) : sub;
       out.push({ $facet: facets });
+    } else if (name === '$lookup' && isPlainObject(arg) && Array.isArray(arg.pipeline) && typeof arg.from === 'string') {
+      // Evaluated by lookup.ts (hash join, or mingo's $lookup when the form is not recognised).
+      out.push({ [HASH_LOOKUP_STAGE]: { ...arg, pipeline: rewriteStages(validatePipeline(arg.pipeline)) } });
     } else if ((name === '$lookup' || name === '$unionWith') && isPlainObject(arg) && Array.isArray(arg.pipeline)) {
       out.push({ [name]: { ...arg, pipeline: rewriteStages(validatePipeline(arg.pipeline)) } });
     } else {
@@ -103,6 +107,7 @@ export function aggregate(docs: Doc[], pipeline: unknown, resolver: Resolver, va
     processingMode: ProcessingMode.CLONE_INPUT,
     collectionResolver: (name: string) => resolver(name).map((d) => cloneDeep(d)),
     variables,
+    context: Context.init().addPipelineOps({ [HASH_LOOKUP_STAGE]: makeLookupOperator(resolver) } as never),
   };
   return wrap(() => new Aggregator(stages, options).run(docs) as Doc[]);
 }

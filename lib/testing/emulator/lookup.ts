@@ -1,0 +1,220 @@
+/**
+ * Hash-join evaluation of `$lookup`, registered as the internal stage `$__emuLookup` (engine.ts
+ * rewrites every `$lookup` that has a sub-pipeline into it).
+ *
+ * - let + pipeline whose first stage is a `$match` requiring `$expr: {$eq: ['$field', '$$var']}`
+ *   (either operand order, also inside `$and`) or `$expr: {$in: ['$field', '$$var']}`: the foreign
+ *   documents are indexed by the field once per aggregate command; for each input document only the
+ *   candidates from the index (plus every document whose field value is not a plain scalar) run the
+ *   full original sub-pipeline. The candidates are a superset of the documents the `$match` accepts
+ *   and keep collection order, so results are exactly mingo's.
+ * - concise form with a pipeline (localField + foreignField + pipeline): the pipeline runs on the
+ *   documents whose foreignField equals the localField value (mingo ran it on the whole collection).
+ * - anything else is delegated to mingo's own `$lookup`.
+ */
+import { ObjectId } from 'bson';
+import { cloneDeep, keyOf, type Doc } from './values';
+
+/* mingo's subpath modules: not reachable with moduleResolution "node", loaded at runtime. */
+/* eslint-disable @typescript-eslint/no-require-imports */
+const mingoCore = require('mingo/core') as { evalExpr: (obj: unknown, expr: unknown, options: unknown) => unknown };
+const mingoUtil = require('mingo/util') as {
+  resolve: (obj: unknown, path: string) => unknown;
+  ensureArray: (v: unknown) => unknown[];
+  HashMap: { init: () => Map<unknown, number[]> };
+};
+const mingoPipeline = require('mingo/operators/pipeline') as { $lookup: PipelineOp };
+const mingoAggregator = require('mingo/aggregator') as { Aggregator: new (pipeline: Doc[], options: unknown) => { run: (docs: Doc[], options: unknown) => Doc[] } };
+/* eslint-enable @typescript-eslint/no-require-imports */
+
+interface Lazy {
+  map(fn: (o: Doc) => Doc): Lazy;
+}
+interface ComputeOptionsLike {
+  update(locals: { root: null; variables: unknown }): ComputeOptionsLike;
+}
+type PipelineOp = (coll: Lazy, expr: Doc, options: unknown) => Lazy;
+
+export const HASH_LOOKUP_STAGE = '$__emuLookup';
+
+/** Cloned documents of one foreign collection and its field indexes, shared by one aggregate command. */
+interface Foreign {
+  docs: Doc[];
+  indexes: Map<string, FieldIndex>;
+}
+interface FieldIndex {
+  /** keyOf(value) -> positions, for plain scalar values. */
+  byKey: Map<string, number[]>;
+  /** Positions of documents whose value is not a plain scalar (arrays, documents, Long, ...): always candidates. */
+  other: number[];
+}
+interface Probe {
+  field: string;
+  variable: string;
+  op: '$eq' | '$in';
+}
+
+const isPlain = (v: unknown): v is Doc => v !== null && typeof v === 'object' && (Object.getPrototypeOf(v) === Object.prototype || Object.getPrototypeOf(v) === null);
+
+/** Values mingo's isEqual compares exactly as keyOf does. */
+function isScalar(v: unknown): boolean {
+  return v === undefined || v === null || typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean' || v instanceof ObjectId || v instanceof Date;
+}
+
+const fieldPath = (v: unknown): string | undefined => (typeof v === 'string' && v.length > 1 && v[0] === '$' && v[1] !== '$' ? v.slice(1) : undefined);
+const variableName = (v: unknown, names: Set<string>): string | undefined => {
+  if (typeof v !== 'string' || !v.startsWith('$$')) return undefined;
+  const name = v.slice(2);
+  return names.has(name) ? name : undefined;
+};
+
+function probeOfExpr(expr: unknown, names: Set<string>): Probe | undefined {
+  if (!isPlain(expr) || Object.keys(expr).length !== 1) return undefined;
+  const [op] = Object.keys(expr);
+  const arg = expr[op];
+  if (op === '$and' && Array.isArray(arg)) {
+    for (const sub of arg) {
+      const p = probeOfExpr(sub, names);
+      if (p) return p;
+    }
+    return undefined;
+  }
+  if (!Array.isArray(arg) || arg.length !== 2) return undefined;
+  if (op === '$eq') {
+    const [a, b] = arg;
+    const f1 = fieldPath(a), v1 = variableName(b, names);
+    if (f1 !== undefined && v1 !== undefined) return { field: f1, variable: v1, op: '$eq' };
+    const f2 = fieldPath(b), v2 = variableName(a, names);
+    if (f2 !== undefined && v2 !== undefined) return { field: f2, variable: v2, op: '$eq' };
+  } else if (op === '$in') {
+    const f = fieldPath(arg[0]), v = variableName(arg[1], names);
+    if (f !== undefined && v !== undefined) return { field: f, variable: v, op: '$in' };
+  }
+  return undefined;
+}
+
+function probeOfMatch(match: unknown, names: Set<string>): Probe | undefined {
+  if (!isPlain(match)) return undefined;
+  if ('$expr' in match) {
+    const p = probeOfExpr(match.$expr, names);
+    if (p) return p;
+  }
+  if (Array.isArray(match.$and)) {
+    for (const sub of match.$and) {
+      const p = probeOfMatch(sub, names);
+      if (p) return p;
+    }
+  }
+  return undefined;
+}
+
+/** The index probe of a let + pipeline lookup, or undefined when it is not recognised. */
+export function probeOf(spec: Doc): Probe | undefined {
+  if (!isPlain(spec.let) || !Array.isArray(spec.pipeline) || spec.pipeline.length === 0) return undefined;
+  const first = spec.pipeline[0];
+  if (!isPlain(first) || Object.keys(first).length !== 1 || !('$match' in first)) return undefined;
+  return probeOfMatch(first.$match, new Set(Object.keys(spec.let)));
+}
+
+function mergePositions(lists: number[][]): number[] {
+  const nonEmpty = lists.filter((l) => l.length > 0);
+  if (nonEmpty.length === 0) return [];
+  if (nonEmpty.length === 1) return nonEmpty[0];
+  return [...new Set(nonEmpty.flat())].sort((x, y) => x - y);
+}
+
+/**
+ * The `$__emuLookup` stage operator. `resolve` returns the visible documents of a collection; they
+ * are cloned once per command (sub-pipelines clone their input again under CLONE_INPUT).
+ */
+export function makeLookupOperator(resolve: (name: string) => Doc[]): PipelineOp {
+  const foreigns = new Map<string, Foreign>();
+  const foreign = (name: string): Foreign => {
+    let f = foreigns.get(name);
+    if (!f) {
+      f = { docs: resolve(name).map((d) => cloneDeep(d)), indexes: new Map() };
+      foreigns.set(name, f);
+    }
+    return f;
+  };
+
+  return (coll, expr, options) => {
+    const spec = expr;
+    if (typeof spec.from !== 'string' || typeof spec.as !== 'string' || !Array.isArray(spec.pipeline)) return mingoPipeline.$lookup(coll, expr, options);
+    const concise = typeof spec.localField === 'string' && typeof spec.foreignField === 'string';
+    const probe = concise ? undefined : probeOf(spec);
+    if (!concise && !probe) return mingoPipeline.$lookup(coll, expr, options);
+
+    const target = foreign(spec.from);
+    const docs = target.docs;
+    const as = spec.as;
+    const agg = new mingoAggregator.Aggregator(spec.pipeline as Doc[], options);
+    const initOpts = (options as { constructor: { init: (o: unknown) => ComputeOptionsLike } }).constructor.init;
+    const opts = initOpts(options);
+    const all = docs.map((_, i) => i);
+
+    const runOn = (obj: Doc, positions: number[]): Doc[] => {
+      const variables = mingoCore.evalExpr(obj, spec.let, options);
+      opts.update({ root: null, variables });
+      return agg.run(positions.map((i) => docs[i]), opts);
+    };
+
+    if (concise) {
+      // MongoDB: foreignField values (array elements, missing as null) equal to the localField value
+      // or one of its elements (missing as null); the pipeline runs on those documents.
+      const localField = spec.localField as string;
+      const foreignField = spec.foreignField as string;
+      const map = mingoUtil.HashMap.init();
+      docs.forEach((doc, i) => {
+        for (const v of mingoUtil.ensureArray(mingoUtil.resolve(doc, foreignField) ?? null)) {
+          const xs = map.get(v);
+          if (xs) {
+            if (xs[xs.length - 1] !== i) xs.push(i);
+          } else map.set(v, [i]);
+        }
+      });
+      return coll.map((obj) => {
+        const local = mingoUtil.resolve(obj, localField) ?? null;
+        const positions = Array.isArray(local) ? mergePositions(local.map((v) => map.get(v) ?? [])) : (map.get(local) ?? []);
+        return { ...obj, [as]: runOn(obj, positions) };
+      });
+    }
+
+    const p = probe as Probe;
+    let index = target.indexes.get(p.field);
+    if (!index) {
+      const built: FieldIndex = { byKey: new Map(), other: [] };
+      docs.forEach((doc, i) => {
+        // What '$field' evaluates to in the $match's $expr, where the root is the document.
+        const v = mingoUtil.resolve(doc, p.field);
+        if (!isScalar(v)) {
+          built.other.push(i);
+          return;
+        }
+        const k = keyOf(v);
+        const xs = built.byKey.get(k);
+        if (xs) xs.push(i);
+        else built.byKey.set(k, [i]);
+      });
+      index = built;
+      target.indexes.set(p.field, built);
+    }
+    const idx = index;
+    const candidates = (value: unknown): number[] => {
+      if (p.op === '$eq') {
+        if (!isScalar(value)) return all;
+        return mergePositions([idx.byKey.get(keyOf(value)) ?? [], idx.other]);
+      }
+      if (!Array.isArray(value) || !value.every(isScalar)) return all;
+      return mergePositions([...value.map((v) => idx.byKey.get(keyOf(v)) ?? []), idx.other]);
+    };
+    return coll.map((obj) => {
+      const variables = mingoCore.evalExpr(obj, spec.let, options) as Doc | undefined;
+      const value = isPlain(variables) ? variables[p.variable] : undefined;
+      const positions = isPlain(variables) ? candidates(value) : all;
+      opts.update({ root: null, variables });
+      // Run even on no candidates: later stages ($unionWith, ...) may still produce documents.
+      return { ...obj, [as]: agg.run(positions.map((i) => docs[i]), opts) };
+    });
+  };
+}
