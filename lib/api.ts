@@ -1,11 +1,15 @@
 import express, { type Router } from 'express';
 import type winston from 'winston';
 import { configFromEnv, type RestConfig } from './config';
+import { buildRouter, contextMiddleware, type RouteMiddlewareFactory } from './http/build-router';
 import { errorMiddleware } from './http/error-middleware';
-import { resourceRouter, type UpdateMultipleRoute } from './http/resource-router';
+import { resourceRoutes, type UpdateMultipleRoute } from './http/resource-routes';
+import { RouteTable } from './http/routes';
 import { createLoggers, type Loggers } from './log/logger';
+import { equalities } from './query/walk';
 import type { ResourceDeclaration } from './resource/declaration';
 import { Registry } from './resource/registry';
+import { QueryPipeline } from './service/query-pipeline';
 import { ResourceService } from './service/resource-service';
 
 export interface RestApiOptions {
@@ -25,7 +29,15 @@ export interface RestApi {
   register(declaration: ResourceDeclaration, options?: RegisterOptions): RestApi;
   /** An Express router with every registered resource under `/<name>`; mount it under your prefix. */
   router(): Router;
+  /** The table of every generated route (built by `router()`). */
+  routes(): RouteTable;
+  /** The service of a registered resource (by MODEL), for application routes; call after `router()`. */
+  service(model: string): ResourceService;
+  /** Puts middleware in front of the generated routes it chooses (permissions, cache, ...). */
+  useRouteMiddleware(factory: RouteMiddlewareFactory): RestApi;
   readonly registry: Registry;
+  /** The stage between parsing and compiling: scopes and transforms applied to every query. */
+  readonly pipeline: QueryPipeline;
   readonly config: RestConfig;
   readonly log: Loggers;
   close(): Promise<void>;
@@ -36,11 +48,23 @@ export function createRestApi(options: RestApiOptions = {}): RestApi {
   const config = configFromEnv(options.config);
   const log = createLoggers(options.logger);
   const registry = new Registry();
+  const pipeline = new QueryPipeline(registry);
+  const table = new RouteTable();
+  const services = new Map<string, ResourceService>();
+  const middlewares: RouteMiddlewareFactory[] = [];
   const routeOptions = new Map<string, RegisterOptions>();
   let built: Router | null = null;
 
+  // a resource's own `scope` hook narrows it everywhere, like any other scope
+  pipeline.addScope((model, ctx) => {
+    const scope = registry.entry(model.name).declaration.hooks?.scope?.(ctx);
+    if (!scope) return null;
+    return 'kind' in scope && typeof scope.kind === 'string' ? (scope as never) : equalities(scope as never);
+  });
+
   const api: RestApi = {
     registry,
+    pipeline,
     config,
     log,
     register(declaration, registerOptions = {}) {
@@ -48,19 +72,35 @@ export function createRestApi(options: RestApiOptions = {}): RestApi {
       routeOptions.set(declaration.MODEL, registerOptions);
       return api;
     },
+    useRouteMiddleware(factory) {
+      if (built) throw new Error('Route middleware must be added before router() is called.');
+      middlewares.push(factory);
+      return api;
+    },
     router() {
       if (built) return built;
       registry.build();
+      for (const entry of registry.entriesList()) {
+        const service = new ResourceService(entry, registry, config, log, pipeline);
+        services.set(entry.info.name, service);
+        const chosen = routeOptions.get(entry.info.name)?.updateMultipleRoutes ?? ['batch', 'update-multiple'];
+        table.add(...resourceRoutes(service, { updateMultipleRoutes: chosen }));
+      }
       const router = express.Router();
       router.use(express.json({ limit: options.bodyLimit ?? '1mb' }));
-      for (const entry of registry.entriesList()) {
-        const service = new ResourceService(entry, registry, config, log);
-        const chosen = routeOptions.get(entry.info.name)?.updateMultipleRoutes ?? ['batch', 'update-multiple'];
-        router.use(`/${entry.declaration.name}`, resourceRouter(service, { updateMultipleRoutes: chosen }));
-      }
+      router.use(contextMiddleware(null));
+      router.use(buildRouter(table, middlewares));
       router.use(errorMiddleware(log));
       built = router;
       return router;
+    },
+    routes() {
+      return table;
+    },
+    service(model) {
+      const service = services.get(model);
+      if (!service) throw new Error(`No service for ${model}: is it registered, and was router() called?`);
+      return service;
     },
     async close() {
       for (const driver of registry.drivers()) await driver.close?.();

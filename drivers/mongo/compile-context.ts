@@ -1,8 +1,8 @@
-import { fieldOf, readableFields, relationOf } from '../../lib/resource/model-lookup';
+import { CatalogLookup } from '../../lib/resource/model-lookup';
 import { ObjectId, type Document } from 'mongodb';
 import type { Scalar } from '../../lib/query/ast';
 import type { Catalog, FieldInfo, ModelInfo, RelationInfo } from '../../lib/resource/model-info';
-import type { MongoModelMap } from './model-map';
+import type { ModelMap } from './model-map';
 
 const HEX24 = /^[0-9a-fA-F]{24}$/;
 
@@ -43,35 +43,20 @@ export function storedValue(field: FieldInfo, value: Scalar): unknown {
 }
 
 /** Shared state of one compilation: catalog lookups and unique helper-field aliases. */
-export class CompileContext {
+export class CompileContext extends CatalogLookup {
   private counter = 0;
 
   constructor(
-    readonly catalog: Catalog,
-    private readonly models: MongoModelMap,
-  ) {}
-
-  model(name: string): ModelInfo {
-    return this.catalog.model(name);
+    catalog: Catalog,
+    private readonly models: ModelMap,
+  ) {
+    super(catalog);
   }
 
   collection(model: string): string {
     const entry = this.models[model];
     if (!entry) throw new Error(`Model ${model} has no MongoDB collection`);
     return entry.collection;
-  }
-
-  field(model: string, name: string): FieldInfo {
-    return fieldOf(this.model(model), name);
-  }
-
-  relation(model: string, name: string): RelationInfo {
-    return relationOf(this.model(model), name);
-  }
-
-  /** Readable fields of a model (write-only ones never leave the database). */
-  readable(model: string): string[] {
-    return readableFields(this.model(model));
   }
 
   alias(prefix: string): string {

@@ -5,7 +5,7 @@ import { CompileContext } from './compile-context';
 import { compileFilterStages } from './compile-filter';
 import { compileOrder, keysetMatch, type KeyPlan } from './compile-order';
 import { compileLoads, projection, selectFields } from './compile-relations';
-import type { MongoModelMap } from './model-map';
+import type { ModelMap } from './model-map';
 import type { Shape } from './shape';
 
 export interface CompiledList {
@@ -23,7 +23,7 @@ export interface CompiledList {
  * A list query as one aggregation: filter ($match, existence $lookups), relation sort keys,
  * keyset condition, $sort, page window, eager $lookups and the final $project. Pure.
  */
-export function compileList(query: ListQuery, catalog: Catalog, models: MongoModelMap): CompiledList {
+export function compileList(query: ListQuery, catalog: Catalog, models: ModelMap): CompiledList {
   const ctx = new CompileContext(catalog, models);
   const model = query.model;
   const pipeline: Document[] = [...compileFilterStages(query.filter, model, ctx)];

@@ -1,6 +1,7 @@
 import type { ClientSession, Db, Document } from 'mongodb';
-import { DatabaseError } from '../../lib/errors/database-error';
-import type { Catalog, OnDelete } from '../../lib/resource/model-info';
+import { DriverFailure } from '../../lib/driver';
+import type { Catalog } from '../../lib/resource/model-info';
+import { pivotColumnsOf, referencesTo, type Reference } from '../../lib/resource/references';
 import { outputValue } from './serialize';
 
 export interface DeleteContext {
@@ -11,49 +12,21 @@ export interface DeleteContext {
   session: ClientSession;
 }
 
-interface Reference {
-  model: string;
-  foreignKey: string;
-  onDelete: OnDelete;
-}
-
-/** Every declared belongsTo (visible or hidden) pointing at `model`, once per (model, key). */
-export function referencesTo(catalog: Catalog, model: string): Reference[] {
-  const seen = new Map<string, Reference>();
-  for (const info of catalog.all()) {
-    for (const rel of [...Object.values(info.relations), ...Object.values(info.hiddenRelations)]) {
-      if (rel.kind !== 'belongsTo' || rel.target !== model) continue;
-      const id = `${info.name}\u0000${rel.foreignKey}`;
-      if (!seen.has(id)) seen.set(id, { model: info.name, foreignKey: rel.foreignKey, onDelete: rel.onDelete ?? 'restrict' });
-    }
-  }
-  return [...seen.values()];
-}
-
-/** Pivot (table, column) pairs that hold ids of `model`, once each. */
-export function pivotColumnsOf(catalog: Catalog, model: string): Array<{ table: string; column: string }> {
-  const seen = new Map<string, { table: string; column: string }>();
-  for (const info of catalog.all()) {
-    for (const rel of [...Object.values(info.relations), ...Object.values(info.hiddenRelations)]) {
-      if (rel.kind !== 'belongsToMany' || !rel.pivot) continue;
-      const columns = [info.name === model ? rel.pivot.parentKey : null, rel.target === model ? rel.pivot.relatedKey : null];
-      for (const column of columns) if (column) seen.set(`${rel.pivot.table}\u0000${column}`, { table: rel.pivot.table, column });
-    }
-  }
-  return [...seen.values()];
-}
-
 /**
  * MongoDB has no foreign keys, so the declared ones are enforced here, in the caller's
  * transaction: restrict -> foreign_key_violation before anything is deleted; cascade -> the
  * referencing records are deleted by the same rules; setNull -> their key is cleared; pivot rows
  * of either side go. A constant number of operations per relation level, whatever the id count.
  */
-export async function deleteWithRules(ctx: DeleteContext, model: string, ids: unknown[], visited = new Map<string, Set<string>>()): Promise<void> {
+export async function deleteWithRules(ctx: DeleteContext, model: string, ids: unknown[], visited = new Map<string, Set<string>>()): Promise<unknown[]> {
   const seen = visited.get(model) ?? new Set<string>();
   visited.set(model, seen);
-  const fresh = ids.filter((id) => !seen.has(String(outputValue(id))));
-  if (fresh.length === 0) return;
+  const requested = ids.filter((id) => !seen.has(String(outputValue(id))));
+  if (requested.length === 0) return [];
+  // only what exists in this transaction's snapshot: a concurrent delete that won reports nothing here
+  const present = await ctx.db.collection(ctx.collection(model)).find({ _id: { $in: requested } } as Document, { session: ctx.session, projection: { _id: 1 } }).toArray();
+  const fresh = present.map((d) => d._id as unknown);
+  if (fresh.length === 0) return [];
   for (const id of fresh) seen.add(String(outputValue(id)));
   const session = ctx.session;
   const refs = referencesTo(ctx.catalog, model);
@@ -66,7 +39,7 @@ export async function deleteWithRules(ctx: DeleteContext, model: string, ids: un
 
   for (const ref of refs.filter((r) => r.onDelete === 'restrict')) {
     const found = await referencing(ref).limit(1).toArray();
-    if (found.length > 0) throw new DatabaseError({ type: 'foreign_key_violation' });
+    if (found.length > 0) throw new DriverFailure({ type: 'foreign_key_violation' });
   }
   for (const ref of refs.filter((r) => r.onDelete === 'cascade')) {
     const children = await referencing(ref).toArray();
@@ -80,4 +53,5 @@ export async function deleteWithRules(ctx: DeleteContext, model: string, ids: un
   }
   const own: Document = { _id: { $in: fresh } };
   await ctx.db.collection(ctx.collection(model)).deleteMany(own, { session });
+  return fresh;
 }

@@ -1,7 +1,7 @@
 import type { Model, Schema } from 'mongoose';
 import { mergeDeclaredRelation } from '../../lib/resource/merge-relation';
-import type { DescribedModel } from '../driver';
-import type { ResourceDeclaration } from '../../lib/resource/declaration';
+import type { DescribedModel } from '../../lib/driver';
+import type { ModelDeclaration } from '../../lib/resource/relation-declaration';
 import type { FieldInfo, FieldType, OnDelete, RelationInfo } from '../../lib/resource/model-info';
 
 interface SchemaTypeLike {
@@ -50,7 +50,7 @@ export interface DescribedMongoModel {
 }
 
 /** Fields from the schema paths; relations from `ref`s and virtual populates, merged with the declaration. */
-export function describeMongooseModel(declaration: ResourceDeclaration, modelNameOf: (nativeName: string) => string | undefined): DescribedMongoModel {
+export function describeMongooseModel(declaration: ModelDeclaration, modelNameOf: (nativeName: string) => string | undefined): DescribedMongoModel {
   const model = declaration.model as Model<unknown>;
   const schema = model.schema as Schema & { paths: Record<string, SchemaTypeLike>; virtuals: Record<string, VirtualLike> };
   const writeOnly = new Set(declaration.writeOnly ?? []);

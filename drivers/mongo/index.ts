@@ -1,5 +1,16 @@
 export { createMongoDriver, isMongooseModel, MongoDriver, type MongoTransaction } from './mongo-driver';
 export { compileList, type CompiledList } from './compile-list';
 export { likeRegex } from './like-pattern';
-export type { MongoModelInfo, MongoModelMap } from './model-map';
+export type { StorageInfo, ModelMap } from './model-map';
 export type { RelationShape, Shape } from './shape';
+
+import type { Connection } from 'mongoose';
+import { defineDriverFactory } from '../../lib/driver';
+import { createMongoDriver, isMongooseModel } from './mongo-driver';
+
+/** How the library finds this driver (`generic-resource-rest/mongo` registers it; else it is loaded lazily). */
+export const driverFactory = defineDriverFactory<Connection>('mongo', isMongooseModel, 'db', createMongoDriver);
+
+import { registerDriver } from '../../lib/driver';
+
+registerDriver(driverFactory);

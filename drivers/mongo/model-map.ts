@@ -1,7 +1,7 @@
 /** Where each MODEL lives in MongoDB: the compiler's only knowledge beyond the Catalog. */
-export interface MongoModelInfo {
+export interface StorageInfo {
   /** Collection name of the model's documents. */
   collection: string;
 }
 
-export type MongoModelMap = Record<string, MongoModelInfo>;
+export type ModelMap = Record<string, StorageInfo>;

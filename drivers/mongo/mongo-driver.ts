@@ -1,14 +1,14 @@
 import type { ClientSession, Db, Document } from 'mongodb';
 import type { Connection, Model } from 'mongoose';
-import type { DatabaseErrorInfo, DescribedModel, Driver, Id, ListResult, ReadOptions, Row, Transaction, UpdateItem } from '../driver';
+import type { DatabaseErrorInfo, DescribedModel, Driver, Id, ListResult, Row, Transaction, UpdateItem } from '../../lib/driver';
 import type { ListQuery, Scalar } from '../../lib/query/ast';
-import type { ResourceDeclaration } from '../../lib/resource/declaration';
+import type { ModelDeclaration } from '../../lib/resource/relation-declaration';
 import type { Catalog } from '../../lib/resource/model-info';
 import { isHexId, toObjectId } from './compile-context';
 import { compileList, type CompiledList } from './compile-list';
 import { deleteWithRules } from './delete-rules';
 import { describeMongooseModel } from './describe-model';
-import type { MongoModelMap } from './model-map';
+import type { ModelMap } from './model-map';
 import { outputValue, serialize } from './serialize';
 import { translateMongoError } from './translate-error';
 
@@ -34,7 +34,7 @@ export class MongoDriver implements Driver {
   readonly kind = 'mongo';
   private connection: Connection | undefined;
   private catalog: Catalog | null = null;
-  private readonly collections: MongoModelMap = {};
+  private readonly collections: ModelMap = {};
   private readonly models: Record<string, AnyModel> = {};
 
   constructor(connection?: Connection) {
@@ -46,7 +46,7 @@ export class MongoDriver implements Driver {
     return !this.connection || (model as { db: unknown }).db === this.connection;
   }
 
-  describe(declaration: ResourceDeclaration, modelNameOf: (nativeName: string) => string | undefined): DescribedModel {
+  describe(declaration: ModelDeclaration, modelNameOf: (nativeName: string) => string | undefined): DescribedModel {
     const model = declaration.model as AnyModel;
     this.connection ??= model.db;
     const { described, collection } = describeMongooseModel(declaration, modelNameOf);
@@ -85,25 +85,6 @@ export class MongoDriver implements Driver {
       return { rows: visible.map((d) => serialize(d, plan.shape)), hasMore, nextAfter };
     }
     return { rows: docs.map((d) => serialize(d, plan.shape)) };
-  }
-
-  async findByIds(model: string, ids: Id[], options: ReadOptions, tx?: Transaction): Promise<Row[]> {
-    if (ids.length === 0) return [];
-    const key = this.requireCatalog().model(model).key;
-    const { rows } = await this.list(
-      {
-        model,
-        filter: { kind: 'condition', field: key, operator: 'in', value: ids.map(String) },
-        select: options.select,
-        relations: options.relations,
-        order: [{ relations: [], field: key, direction: 'asc' }],
-        page: null,
-        limit: null,
-      },
-      tx,
-    );
-    const byId = new Map(rows.map((r) => [String(r[key]), r]));
-    return ids.map((id) => byId.get(String(id).toLowerCase())).filter((r): r is Row => r !== undefined);
   }
 
   async existingIds(model: string, ids: Id[], tx?: Transaction): Promise<Id[]> {
@@ -148,13 +129,14 @@ export class MongoDriver implements Driver {
     await native.bulkWrite(ops as never, { session: this.session(tx), ordered: true, timestamps: true });
   }
 
-  async delete(model: string, ids: Id[], tx: Transaction): Promise<void> {
-    if (ids.length === 0) return;
-    await deleteWithRules(
+  async delete(model: string, ids: Id[], tx: Transaction): Promise<Id[]> {
+    if (ids.length === 0) return [];
+    const deleted = await deleteWithRules(
       { catalog: this.requireCatalog(), db: this.db(), collection: (m) => this.collection(m), session: this.session(tx) },
       model,
       ids.map((id) => toObjectId(String(id))),
     );
+    return deleted.map((id) => String(outputValue(id)));
   }
 
   translateError(error: unknown): DatabaseErrorInfo | null {

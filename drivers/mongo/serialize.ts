@@ -1,4 +1,4 @@
-import type { Row } from '../driver';
+import type { Row } from '../../lib/driver';
 import { isObjectId } from './compile-context';
 import type { Shape } from './shape';
 

@@ -1,4 +1,4 @@
-import type { DatabaseErrorInfo } from '../driver';
+import type { DatabaseErrorInfo } from '../../lib/driver';
 
 interface ErrorLike {
   name?: unknown;

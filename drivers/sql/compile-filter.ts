@@ -1,14 +1,14 @@
 import type { Condition, Filter, RelatedFilter, Scalar } from '../../lib/query/ast';
 import type { FieldInfo } from '../../lib/resource/model-info';
 import { ParamBuilder, quoteIdent } from './sql-builder';
-import type { SchemaContext } from './schema-context';
+import type { CompileContext } from './compile-context';
 
 /**
  * Filter AST -> SQL boolean expression. Semantics follow MongoDB so both drivers return the same
  * rows: negations (`!=`, `not in`, `not like`, `not between`) also match NULL, strings compare
  * bytewise (COLLATE "C"), array fields match when any element matches.
  */
-export function compileFilter(filter: Filter, ctx: SchemaContext, model: string, alias: string, params: ParamBuilder): string {
+export function compileFilter(filter: Filter, ctx: CompileContext, model: string, alias: string, params: ParamBuilder): string {
   switch (filter.kind) {
     case 'and':
     case 'or': {
@@ -24,7 +24,7 @@ export function compileFilter(filter: Filter, ctx: SchemaContext, model: string,
 }
 
 /** EXISTS over one relation segment; dot paths arrive as nested RelatedFilters. */
-function compileRelated(filter: RelatedFilter, ctx: SchemaContext, model: string, alias: string, params: ParamBuilder): string {
+function compileRelated(filter: RelatedFilter, ctx: CompileContext, model: string, alias: string, params: ParamBuilder): string {
   const rel = ctx.relation(model, filter.relation);
   const target = rel.target;
   const t = params.alias('r');
@@ -69,7 +69,7 @@ function valueParam(info: FieldInfo, value: Scalar | Scalar[], params: ParamBuil
   return wide ? `${marker}::numeric${Array.isArray(value) ? '[]' : ''}` : marker;
 }
 
-function compileCondition(cond: Condition, ctx: SchemaContext, model: string, alias: string, params: ParamBuilder): string {
+function compileCondition(cond: Condition, ctx: CompileContext, model: string, alias: string, params: ParamBuilder): string {
   const info = ctx.field(model, cond.field);
   const col = ctx.value(model, alias, cond.field);
   if (info.type === 'array') return compileArrayCondition(cond, col, params);

@@ -3,9 +3,9 @@ import type { Catalog, FieldInfo } from '../../lib/resource/model-info';
 import { compileFilter } from './compile-filter';
 import { compileOrder, keysetCondition } from './compile-order';
 import { compileRelationLoads, selectFields, type RelationPlan } from './compile-relations';
-import { SchemaContext } from './schema-context';
+import { CompileContext } from './compile-context';
 import { ParamBuilder, quoteIdent, type SqlStatement } from './sql-builder';
-import type { TableMap } from './table-map';
+import type { ModelMap } from './model-map';
 
 export interface CompiledList {
   model: string;
@@ -24,8 +24,8 @@ export interface CompiledList {
 }
 
 /** ListQuery -> SQL statements with bound parameters. Pure: no connection, no Sequelize. */
-export function compileList(query: ListQuery, catalog: Catalog, tables: TableMap): CompiledList {
-  const ctx = new SchemaContext(catalog, tables);
+export function compileList(query: ListQuery, catalog: Catalog, tables: ModelMap): CompiledList {
+  const ctx = new CompileContext(catalog, tables);
   const model = query.model;
   const relations = compileRelationLoads(query.relations, ctx, model);
   const fields = selectFields(ctx, model, query.select, query.relations);

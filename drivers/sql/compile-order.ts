@@ -1,7 +1,7 @@
 import type { Direction, OrderKey, Scalar } from '../../lib/query/ast';
 import type { FieldInfo } from '../../lib/resource/model-info';
 import { ParamBuilder, quoteIdent } from './sql-builder';
-import type { SchemaContext } from './schema-context';
+import type { CompileContext } from './compile-context';
 
 export interface SortKey {
   /** Comparable expression (strings bytewise, like MongoDB). */
@@ -29,7 +29,7 @@ export interface OrderPlan {
  * Sort keys -> ORDER BY with MongoDB's null placement (first ascending, last descending).
  * Relation keys (`category.name`) join the to-one chain once per distinct path.
  */
-export function compileOrder(order: OrderKey[], ctx: SchemaContext, model: string, alias: string, params: ParamBuilder): OrderPlan {
+export function compileOrder(order: OrderKey[], ctx: CompileContext, model: string, alias: string, params: ParamBuilder): OrderPlan {
   const joins: string[] = [];
   const joined = new Map<string, { model: string; alias: string }>();
   const keys: SortKey[] = order.map((key, index) => {

@@ -2,7 +2,7 @@ import type { RelationLoad } from '../../lib/query/ast';
 import type { FieldType, RelationKind } from '../../lib/resource/model-info';
 import { compileFilter } from './compile-filter';
 import { ParamBuilder, quoteIdent, type SqlStatement } from './sql-builder';
-import type { SchemaContext } from './schema-context';
+import type { CompileContext } from './compile-context';
 
 export interface PivotColumnPlan {
   /** Helper alias in the loaded rows. */
@@ -34,7 +34,7 @@ export interface RelationPlan {
 }
 
 /** Output fields of a model: requested (or all readable) + key + keys the loads need. */
-export function selectFields(ctx: SchemaContext, model: string, requested: string[] | null, loads: RelationLoad[], extra: string[] = []): string[] {
+export function selectFields(ctx: CompileContext, model: string, requested: string[] | null, loads: RelationLoad[], extra: string[] = []): string[] {
   const info = ctx.model(model);
   const readable = new Set(ctx.readable(model));
   const wanted = [info.key, ...(requested ?? [...readable]), ...extra];
@@ -45,11 +45,11 @@ export function selectFields(ctx: SchemaContext, model: string, requested: strin
   return [...new Set(wanted)].filter((f) => readable.has(f));
 }
 
-export function compileRelationLoads(loads: RelationLoad[], ctx: SchemaContext, parent: string): RelationPlan[] {
+export function compileRelationLoads(loads: RelationLoad[], ctx: CompileContext, parent: string): RelationPlan[] {
   return loads.map((load) => compileRelationLoad(load, ctx, parent));
 }
 
-function compileRelationLoad(load: RelationLoad, ctx: SchemaContext, parent: string): RelationPlan {
+function compileRelationLoad(load: RelationLoad, ctx: CompileContext, parent: string): RelationPlan {
   const rel = ctx.relation(parent, load.name);
   const target = rel.target;
   const params = new ParamBuilder([null]);

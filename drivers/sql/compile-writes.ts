@@ -1,5 +1,5 @@
 import { quoteIdent, quoteLiteral, type SqlStatement } from './sql-builder';
-import type { TableInfo } from './table-map';
+import type { StorageInfo } from './model-map';
 
 /**
  * Write statements. Values travel as ONE jsonb parameter turned into rows of the table's own
@@ -7,25 +7,25 @@ import type { TableInfo } from './table-map';
  * serves any number of records, without the 65535-parameter ceiling.
  */
 
-function tableSql(info: TableInfo): string {
+function tableSql(info: StorageInfo): string {
   return info.schema ? `${quoteIdent(info.schema)}.${quoteIdent(info.table)}` : quoteIdent(info.table);
 }
 
-function columnOf(info: TableInfo, field: string): string {
+function columnOf(info: StorageInfo, field: string): string {
   return info.columns[field] ?? field;
 }
 
 /** JSON for jsonb_populate_record: keys are column names. */
-function toJsonRecord(info: TableInfo, fields: string[], record: Record<string, unknown>): Record<string, unknown> {
+function toJsonRecord(info: StorageInfo, fields: string[], record: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = Object.create(null) as Record<string, unknown>;
   for (const field of fields) out[columnOf(info, field)] = record[field] === undefined ? null : record[field];
   return out;
 }
 
-const MANAGED = (info: TableInfo, key: string): Set<string> => new Set([key, info.createdAt, info.updatedAt].filter((f): f is string => !!f));
+const MANAGED = (info: StorageInfo, key: string): Set<string> => new Set([key, info.createdAt, info.updatedAt].filter((f): f is string => !!f));
 
 /** One multi-row INSERT ... RETURNING key, in input order. `records` hold model fields only. */
-export function compileInsert(info: TableInfo, key: string, records: Record<string, unknown>[]): SqlStatement {
+export function compileInsert(info: StorageInfo, key: string, records: Record<string, unknown>[]): SqlStatement {
   const managed = MANAGED(info, key);
   const fields = [...new Set(records.flatMap((r) => Object.keys(r)))].filter((f) => f in info.columns && !managed.has(f));
   const table = tableSql(info);
@@ -49,7 +49,7 @@ export function compileInsert(info: TableInfo, key: string, records: Record<stri
  * One UPDATE for every item whatever their changed fields: a field absent from an item's changes
  * keeps its value (CASE on the key's presence in that item's JSON). updated_at = now() truncated to milliseconds (what a JS Date holds, so keyset cursors on timestamps compare exactly).
  */
-export function compileUpdate(info: TableInfo, key: string, items: { id: unknown; changes: Record<string, unknown> }[]): SqlStatement {
+export function compileUpdate(info: StorageInfo, key: string, items: { id: unknown; changes: Record<string, unknown> }[]): SqlStatement {
   const managed = MANAGED(info, key);
   const fields = [...new Set(items.flatMap((i) => Object.keys(i.changes)))].filter((f) => f in info.columns && !managed.has(f));
   const table = tableSql(info);
@@ -76,11 +76,12 @@ export function compileUpdate(info: TableInfo, key: string, items: { id: unknown
   };
 }
 
-export function compileDelete(info: TableInfo, key: string, ids: unknown[]): SqlStatement {
-  return { sql: `DELETE FROM ${tableSql(info)} WHERE ${quoteIdent(columnOf(info, key))} = ANY($1)`, bind: [ids] };
+export function compileDelete(info: StorageInfo, key: string, ids: unknown[]): SqlStatement {
+  const col = quoteIdent(columnOf(info, key));
+  return { sql: `DELETE FROM ${tableSql(info)} WHERE ${col} = ANY($1) RETURNING ${col} AS ${quoteIdent(key)}`, bind: [ids] };
 }
 
-export function compileExistingIds(info: TableInfo, key: string, ids: unknown[]): SqlStatement {
+export function compileExistingIds(info: StorageInfo, key: string, ids: unknown[]): SqlStatement {
   const col = quoteIdent(columnOf(info, key));
   return { sql: `SELECT ${col} AS ${quoteIdent(key)} FROM ${tableSql(info)} WHERE ${col} = ANY($1)`, bind: [ids] };
 }

@@ -1,9 +1,9 @@
 import type { ModelStatic, Model } from 'sequelize';
 import { mergeDeclaredRelation } from '../../lib/resource/merge-relation';
-import type { DescribedModel } from '../driver';
-import type { ResourceDeclaration } from '../../lib/resource/declaration';
+import type { DescribedModel } from '../../lib/driver';
+import type { ModelDeclaration } from '../../lib/resource/relation-declaration';
 import type { FieldInfo, FieldType, OnDelete, PivotInfo, RelationInfo } from '../../lib/resource/model-info';
-import type { TableInfo } from './table-map';
+import type { StorageInfo } from './model-map';
 
 type AnyModel = ModelStatic<Model>;
 
@@ -29,7 +29,7 @@ interface AssociationLike {
 
 export interface DescribedSqlModel {
   described: DescribedModel;
-  table: TableInfo;
+  table: StorageInfo;
   /** Largest key the id column can hold (INTEGER vs BIGINT), for parseId. */
   maxId: number;
 }
@@ -75,7 +75,7 @@ function onDeleteOf(raw: string | undefined): OnDelete {
 
 /** Fields, table and relations of a Sequelize model merged with its declaration. */
 export function describeSequelizeModel(
-  declaration: ResourceDeclaration,
+  declaration: ModelDeclaration,
   modelNameOf: (nativeName: string) => string | undefined,
 ): DescribedSqlModel {
   const model = declaration.model as AnyModel;

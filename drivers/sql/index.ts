@@ -2,4 +2,15 @@ export { createSqlDriver, isSequelizeModel, SqlDriver, type SqlTransaction } fro
 export { compileList, type CompiledList } from './compile-list';
 export type { RelationPlan } from './compile-relations';
 export type { SqlStatement } from './sql-builder';
-export type { TableInfo, TableMap } from './table-map';
+export type { StorageInfo, ModelMap } from './model-map';
+
+import type { Sequelize } from 'sequelize';
+import { defineDriverFactory } from '../../lib/driver';
+import { createSqlDriver, isSequelizeModel } from './sql-driver';
+
+/** How the library finds this driver (`generic-resource-rest/sql` registers it; else it is loaded lazily). */
+export const driverFactory = defineDriverFactory<Sequelize>('sql', isSequelizeModel, 'sequelize', createSqlDriver);
+
+import { registerDriver } from '../../lib/driver';
+
+registerDriver(driverFactory);

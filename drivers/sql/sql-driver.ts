@@ -1,16 +1,15 @@
 import { QueryTypes, Utils, type Model, type ModelStatic, type Sequelize, type Transaction as SequelizeTransaction } from 'sequelize';
-import type { DatabaseErrorInfo, DescribedModel, Driver, Id, ListResult, ReadOptions, Row, Transaction, UpdateItem } from '../driver';
+import { DriverFailure, type DatabaseErrorInfo, type DescribedModel, type Driver, type Id, type ListResult, type Row, type Transaction, type UpdateItem } from '../../lib/driver';
 import type { ListQuery, Scalar } from '../../lib/query/ast';
-import type { ResourceDeclaration } from '../../lib/resource/declaration';
+import type { ModelDeclaration } from '../../lib/resource/relation-declaration';
 import type { Catalog, FieldInfo } from '../../lib/resource/model-info';
-import { DatabaseError } from '../../lib/errors/database-error';
 import { compileList, type CompiledList } from './compile-list';
 import type { RelationPlan } from './compile-relations';
 import { compileDelete, compileExistingIds, compileInsert, compileUpdate } from './compile-writes';
 import { convertValue } from './convert-value';
 import { attributesOf, describeSequelizeModel } from './describe-model';
 import type { SqlStatement } from './sql-builder';
-import type { TableInfo } from './table-map';
+import type { StorageInfo } from './model-map';
 import { translateSqlError } from './translate-error';
 
 export interface SqlTransaction extends Transaction {
@@ -36,7 +35,7 @@ export class SqlDriver implements Driver {
   readonly kind = 'sql';
   private sequelize: Sequelize | undefined;
   private catalog: Catalog | null = null;
-  private readonly tables: Record<string, TableInfo> = {};
+  private readonly tables: Record<string, StorageInfo> = {};
   private readonly models: Record<string, AnyModel> = {};
   private readonly maxIds: Record<string, number> = {};
 
@@ -49,7 +48,7 @@ export class SqlDriver implements Driver {
     return !this.sequelize || (model as { sequelize: unknown }).sequelize === this.sequelize;
   }
 
-  describe(declaration: ResourceDeclaration, modelNameOf: (nativeName: string) => string | undefined): DescribedModel {
+  describe(declaration: ModelDeclaration, modelNameOf: (nativeName: string) => string | undefined): DescribedModel {
     const model = declaration.model as AnyModel;
     this.sequelize ??= model.sequelize;
     const { described, table, maxId } = describeSequelizeModel(declaration, modelNameOf);
@@ -94,25 +93,6 @@ export class SqlDriver implements Driver {
     return result;
   }
 
-  async findByIds(model: string, ids: Id[], options: ReadOptions, tx?: Transaction): Promise<Row[]> {
-    if (ids.length === 0) return [];
-    const key = this.requireCatalog().model(model).key;
-    const { rows } = await this.list(
-      {
-        model,
-        filter: { kind: 'condition', field: key, operator: 'in', value: ids },
-        select: options.select,
-        relations: options.relations,
-        order: [{ relations: [], field: key, direction: 'asc' }],
-        page: null,
-        limit: null,
-      },
-      tx,
-    );
-    const byId = new Map(rows.map((r) => [String(r[key]), r]));
-    return ids.map((id) => byId.get(String(id))).filter((r): r is Row => r !== undefined);
-  }
-
   async existingIds(model: string, ids: Id[], tx?: Transaction): Promise<Id[]> {
     if (ids.length === 0) return [];
     const key = this.requireCatalog().model(model).key;
@@ -140,14 +120,17 @@ export class SqlDriver implements Driver {
     await this.run(compileUpdate(this.table(model), key, items), this.tx(tx), QueryTypes.UPDATE);
   }
 
-  async delete(model: string, ids: Id[], tx: Transaction): Promise<void> {
-    if (ids.length === 0) return;
+  /** One `DELETE ... RETURNING`: exactly the rows this statement removed (a concurrent delete's rows are not reported). */
+  async delete(model: string, ids: Id[], tx: Transaction): Promise<Id[]> {
+    if (ids.length === 0) return [];
     const key = this.requireCatalog().model(model).key;
     try {
-      await this.run(compileDelete(this.table(model), key, ids), this.tx(tx), QueryTypes.DELETE);
+      const rows = await this.run(compileDelete(this.table(model), key, ids), this.tx(tx));
+      return rows.map((r) => Number(r[key]));
     } catch (error) {
       const info = this.translateError(error);
-      if (info?.type === 'foreign_key_violation') throw new DatabaseError({ type: 'foreign_key_violation' }, { cause: error });
+      // the foreign key named is the referencing one: the body must not name a field of this model
+      if (info?.type === 'foreign_key_violation') throw new DriverFailure({ type: 'foreign_key_violation' });
       throw error;
     }
   }
@@ -233,7 +216,7 @@ export class SqlDriver implements Driver {
     return (tx as SqlTransaction).t;
   }
 
-  private table(model: string): TableInfo {
+  private table(model: string): StorageInfo {
     const info = this.tables[model];
     if (!info) throw new Error(`Model ${model} is not served by this SQL driver`);
     return info;

@@ -1,5 +1,5 @@
-import type { DatabaseErrorInfo } from '../driver';
-import type { TableMap } from './table-map';
+import type { DatabaseErrorInfo } from '../../lib/driver';
+import type { ModelMap } from './model-map';
 
 interface PgLike {
   code?: unknown;
@@ -37,7 +37,7 @@ function columnFromDetail(detail: unknown): string | undefined {
 }
 
 /** A column of a table back to its field name (Sequelize attribute). */
-function fieldOf(tables: TableMap, table: unknown, column: string | undefined): string | undefined {
+function fieldOf(tables: ModelMap, table: unknown, column: string | undefined): string | undefined {
   if (!column) return undefined;
   for (const info of Object.values(tables)) {
     if (typeof table === 'string' && info.table !== table) continue;
@@ -46,7 +46,7 @@ function fieldOf(tables: TableMap, table: unknown, column: string | undefined): 
   return column;
 }
 
-export function translateSqlError(error: unknown, tables: TableMap): DatabaseErrorInfo | null {
+export function translateSqlError(error: unknown, tables: ModelMap): DatabaseErrorInfo | null {
   if (!error || typeof error !== 'object') return null;
   const name = String((error as { name?: unknown }).name ?? '');
   const pg = pgErrorOf(error);

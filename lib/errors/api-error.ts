@@ -1,14 +1,18 @@
+import { statusOf, type ErrorType } from './catalogue';
+
 /**
  * Typed errors with an HTTP status and a stable `type`. Thrown anywhere below the HTTP layer and
  * rendered in one place (lib/http/error-middleware.ts) as `{message, type, status, ...body()}`.
  */
 export class ApiError extends Error {
+  readonly status: number;
+
   constructor(
-    readonly status: number,
-    readonly type: string,
+    readonly type: ErrorType,
     message: string,
   ) {
     super(message);
+    this.status = statusOf(type);
     this.name = new.target.name;
   }
 
@@ -20,20 +24,20 @@ export class ApiError extends Error {
 
 export class BadRequestError extends ApiError {
   constructor(message: string, readonly parameter?: string) {
-    super(400, 'bad_request', message);
+    super('bad_request', message);
   }
 }
 
 export class NotFoundError extends ApiError {
   constructor(message: string) {
-    super(404, 'not_found', message);
+    super('not_found', message);
   }
 }
 
 /** A 404 listing the ids that do not exist (bulk update / delete). */
 export class MissingIdsError extends ApiError {
   constructor(readonly model: string, readonly ids: Array<string | number>) {
-    super(404, 'not_found', `No ${model} records found for ids: ${ids.join(', ')}.`);
+    super('not_found', `No ${model} records found for ids: ${ids.join(', ')}.`);
   }
 
   override body(): Record<string, unknown> {
@@ -43,12 +47,19 @@ export class MissingIdsError extends ApiError {
 
 export class UnauthenticatedError extends ApiError {
   constructor() {
-    super(401, 'unauthenticated', 'Unauthenticated.');
+    super('unauthenticated', 'Unauthenticated.');
   }
 }
 
 export class ForbiddenError extends ApiError {
   constructor(readonly permission?: string, debug = false) {
-    super(403, 'forbidden', debug && permission ? `Forbidden: ${permission}` : 'Forbidden');
+    super('forbidden', debug && permission ? `Forbidden: ${permission}` : 'Forbidden');
+  }
+}
+
+/** 409 for a conflict that is not a constraint (a concurrent change won, a state that forbids the operation). */
+export class ConflictError extends ApiError {
+  constructor(message: string) {
+    super('conflict', message);
   }
 }

@@ -1,15 +1,5 @@
 import { ApiError } from './api-error';
-import type { DatabaseErrorInfo, DatabaseErrorType } from '../../drivers/driver';
-
-const STATUS: Record<DatabaseErrorType, number> = {
-  unique_violation: 409,
-  foreign_key_violation: 409,
-  not_null_violation: 422,
-  validation_error: 422,
-  bad_request: 400,
-  connection_error: 503,
-  database_error: 500,
-};
+import type { DatabaseErrorInfo } from '../driver';
 
 function messageFor(info: DatabaseErrorInfo): string {
   switch (info.type) {
@@ -38,7 +28,7 @@ function messageFor(info: DatabaseErrorInfo): string {
  */
 export class DatabaseError extends ApiError {
   constructor(readonly info: DatabaseErrorInfo, options?: { cause?: unknown; message?: string }) {
-    super(STATUS[info.type], info.type, options?.message ?? messageFor(info));
+    super(info.type, options?.message ?? messageFor(info));
     if (options?.cause !== undefined) (this as { cause?: unknown }).cause = options.cause;
   }
 

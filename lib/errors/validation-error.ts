@@ -3,7 +3,7 @@ import { ApiError } from './api-error';
 /** 422 with every failing field: `{message: "<first> (and N more errors)", errors: {field: [messages]}}`. */
 export class ValidationError extends ApiError {
   constructor(readonly errors: Record<string, string[]>) {
-    super(422, 'validation_error', summarize(errors));
+    super('validation_error', summarize(errors));
   }
 
   override body(): Record<string, unknown> {

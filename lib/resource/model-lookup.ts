@@ -1,3 +1,4 @@
+import type { Catalog } from './model-info';
 import type { FieldInfo, ModelInfo, RelationInfo } from './model-info';
 
 /**
@@ -23,4 +24,26 @@ export function readableFields(info: ModelInfo): string[] {
   return Object.values(info.fields)
     .filter((f) => !f.writeOnly)
     .map((f) => f.name);
+}
+
+/** Catalog lookups by model name, the base of both drivers' compile contexts. */
+export class CatalogLookup {
+  constructor(readonly catalog: Catalog) {}
+
+  model(name: string): ModelInfo {
+    return this.catalog.model(name);
+  }
+
+  field(model: string, name: string): FieldInfo {
+    return fieldOf(this.model(model), name);
+  }
+
+  relation(model: string, name: string): RelationInfo {
+    return relationOf(this.model(model), name);
+  }
+
+  /** Readable fields of a model (write-only ones never leave the database). */
+  readable(model: string): string[] {
+    return readableFields(this.model(model));
+  }
 }

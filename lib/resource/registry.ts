@@ -1,7 +1,7 @@
-import type { Driver } from '../../drivers/driver';
+import type { Driver } from '../driver';
 import type { ResourceDeclaration } from './declaration';
 import type { Catalog, ModelInfo } from './model-info';
-import { DriverPool } from './detect-driver';
+import { DriverPool } from '../driver/load-driver';
 
 export interface ResourceEntry {
   declaration: ResourceDeclaration;
@@ -56,7 +56,7 @@ export class Registry implements Catalog {
     }
     this.checkRelations();
     const drivers = new Set([...this.entries.values()].map((e) => e.driver));
-    for (const driver of drivers) driver.bind(this, this.declarations);
+    for (const driver of drivers) driver.bind(this);
     this.built = true;
   }
 

@@ -1,4 +1,4 @@
-import type { Id, Transaction } from '../../drivers/driver';
+import type { Id, Transaction } from '../driver';
 import type { Registry, ResourceEntry } from '../resource/registry';
 import { addError, type FieldErrors } from './validate-input';
 

@@ -1,4 +1,4 @@
-import type { ListResult, Row } from '../../drivers/driver';
+import type { ListResult, Row } from '../driver';
 import type { ListQuery } from '../query/ast';
 import { encodeCursor } from '../query';
 

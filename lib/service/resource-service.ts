@@ -1,14 +1,21 @@
-import type { Id, Row, Transaction } from '../../drivers/driver';
+import type { Id, ReadOptions, Row, Transaction } from '../driver';
+import { isDriverFailure } from '../driver';
 import type { RestConfig } from '../config';
 import { ApiError, BadRequestError, DatabaseError, MissingIdsError, NotFoundError, ValidationError } from '../errors';
 import type { Loggers } from '../log/logger';
 import { parseListQuery, parseReadOptions, type RequestParams } from '../query';
 import type { ListQuery } from '../query/ast';
+import { allOf } from '../query/walk';
 import type { Registry, ResourceEntry } from '../resource/registry';
+import { modelsTouchedByDelete } from '../resource/references';
 import { checkReferences } from './check-references';
 import { checkValues } from './check-values';
 import { listEnvelope, type ListEnvelope } from './envelopes';
+import { runHook } from './hooks';
+import type { QueryPipeline } from './query-pipeline';
+import { byIdsQuery, inIdOrder } from './read-by-ids';
 import { plainObject, readIdList, readStoreBody } from './read-body';
+import type { RequestContext } from './request-context';
 import { addError, pickFillable, validateItem, type FieldErrors } from './validate-input';
 
 export interface WriteResult {
@@ -22,19 +29,21 @@ export interface BulkWriteResult {
 }
 
 /**
- * The operations of one resource, driver-agnostic. Parses input once, validates everything before
- * opening a transaction, runs each write in one transaction with a constant number of driver calls,
- * and turns native database errors into typed ones.
+ * The operations of one resource, driver-agnostic. Parses input once, passes every query through
+ * the query pipeline (scopes, transforms), validates everything before opening a transaction, runs
+ * each write in one transaction with a constant number of driver calls, runs the resource's hooks
+ * and turns native database errors into typed ones. Every operation takes the request context.
  */
 export class ResourceService {
   constructor(
-    private readonly entry: ResourceEntry,
+    readonly entry: ResourceEntry,
     private readonly registry: Registry,
     private readonly config: RestConfig,
     private readonly log: Loggers,
+    private readonly pipeline: QueryPipeline,
   ) {}
 
-  private get name(): string {
+  get name(): string {
     return this.entry.info.name;
   }
 
@@ -42,65 +51,86 @@ export class ResourceService {
     return this.entry.driver;
   }
 
-  async list(params: RequestParams, action = 'index'): Promise<ListEnvelope> {
-    const query = parseListQuery(params, this.entry.info, this.registry, this.config);
-    this.logQuery(action, query);
-    const result = await this.db(() => this.driver.list(query));
-    return listEnvelope(query, result);
+  private get hooks() {
+    return this.entry.declaration.hooks ?? {};
   }
 
-  async first(params: RequestParams): Promise<{ data: Row | null }> {
-    const query = parseListQuery(params, this.entry.info, this.registry, this.config, { forFirst: true });
-    this.logQuery('first', query);
-    const result = await this.db(() => this.driver.list(query));
-    return { data: result.rows[0] ?? null };
+  /** The parsed list query of a request, before the pipeline (cursors are bound to it). */
+  parseList(params: RequestParams, options: { forFirst?: boolean } = {}): ListQuery {
+    return parseListQuery(params, this.entry.info, this.registry, this.config, options);
   }
 
-  async show(rawId: string, params: RequestParams): Promise<Row> {
+  /** The query as the driver will run it: scopes and transforms applied, then the beforeList hook. */
+  async prepareList(parsed: ListQuery, ctx: RequestContext): Promise<ListQuery> {
+    return runHook(this.hooks.beforeList, this.pipeline.apply(parsed, ctx), ctx);
+  }
+
+  async list(params: RequestParams, ctx: RequestContext, action = 'index'): Promise<ListEnvelope> {
+    const parsed = this.parseList(params);
+    const query = await this.prepareList(parsed, ctx);
+    const result = await this.timed(action, query, () => this.driver.list(query));
+    result.rows = await runHook(this.hooks.afterList, result.rows, ctx);
+    return listEnvelope(parsed, result);
+  }
+
+  async first(params: RequestParams, ctx: RequestContext): Promise<{ data: Row | null }> {
+    const query = await this.prepareList(this.parseList(params, { forFirst: true }), ctx);
+    const result = await this.timed('first', query, () => this.driver.list(query));
+    const rows = await runHook(this.hooks.afterList, result.rows, ctx);
+    return { data: rows[0] ?? null };
+  }
+
+  async show(rawId: string, params: RequestParams, ctx: RequestContext): Promise<Row> {
     const id = this.parseIdOr404(rawId);
+    await this.hooks.beforeShow?.(id, ctx);
     const options = parseReadOptions(params, this.entry.info, this.registry, this.config);
-    this.logQuery('show', { id, ...options });
-    const [row] = await this.db(() => this.driver.findByIds(this.name, [id], options));
+    const [row] = await this.read([id], options, ctx, undefined, 'show');
     if (!row) throw this.notFound(rawId);
-    return row;
+    return runHook(this.hooks.afterShow, row, ctx);
   }
 
-  async store(body: unknown): Promise<WriteResult | BulkWriteResult> {
+  async store(body: unknown, ctx: RequestContext): Promise<WriteResult | BulkWriteResult> {
     const { items, many } = readStoreBody(body, this.name);
     if (items.length === 0) throw new BadRequestError(`The "${this.name}" array must contain at least one record.`, this.name);
-    const records = await this.prepare(items, 'create', (i) => (many ? `${this.name}.${i}.` : ''));
+    const prepared = await this.prepare(items, 'create', (i) => (many ? `${this.name}.${i}.` : ''));
+    const records = await runHook(this.hooks.beforeCreate, prepared, ctx);
     this.logQuery('store', { count: records.length });
-    const rows = await this.db(() =>
+    const inserted = await this.db(() =>
       this.driver.transaction(async (tx) => {
         const ids = await this.driver.insert(this.name, records, tx);
         return this.reload(ids, tx);
       }),
     );
+    ctx.touched.add(this.name);
+    const rows = await runHook(this.hooks.afterCreate, inserted, ctx);
     if (!many) return { success: true, model: rows[0] };
     return { success: true, models: rows.map((model) => ({ success: true as const, model })) };
   }
 
-  async validate(body: unknown): Promise<{ success: true }> {
+  async validate(body: unknown, _ctx: RequestContext): Promise<{ success: true }> {
     await this.prepare([plainObject(body ?? {}, 'The request body')], 'create', () => '');
     return { success: true };
   }
 
-  async update(rawId: string, body: unknown): Promise<WriteResult> {
+  async update(rawId: string, body: unknown, ctx: RequestContext): Promise<WriteResult> {
     const id = this.parseIdOr404(rawId);
-    const [changes] = await this.prepare([plainObject(body ?? {}, 'The request body')], 'update', () => '');
-    this.logQuery('update', { id, changes });
-    const [row] = await this.db(() =>
+    const [prepared] = await this.prepare([plainObject(body ?? {}, 'The request body')], 'update', () => '');
+    const [item] = await runHook(this.hooks.beforeUpdate, [{ id, changes: prepared }], ctx);
+    this.logQuery('update', { id, changes: item.changes });
+    const [written] = await this.db(() =>
       this.driver.transaction(async (tx) => {
-        const existing = await this.driver.existingIds(this.name, [id], tx);
+        const existing = await this.visibleIds([id], ctx, tx);
         if (existing.length === 0) throw this.notFound(rawId);
-        if (Object.keys(changes).length > 0) await this.driver.update(this.name, [{ id, changes }], tx);
+        if (Object.keys(item.changes).length > 0) await this.driver.update(this.name, [item], tx);
         return this.reload([id], tx);
       }),
     );
+    ctx.touched.add(this.name);
+    const [row] = await runHook(this.hooks.afterUpdate, [written], ctx);
     return { success: true, model: row };
   }
 
-  async updateMultiple(body: unknown): Promise<BulkWriteResult> {
+  async updateMultiple(body: unknown, ctx: RequestContext): Promise<BulkWriteResult> {
     const raw = body !== null && typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>)[this.name] : undefined;
     if (!Array.isArray(raw)) throw new BadRequestError(`The "${this.name}" key is required and must be an array of records with an id.`, this.name);
     if (raw.length === 0) throw new BadRequestError(`The "${this.name}" array must contain at least one record.`, this.name);
@@ -126,33 +156,41 @@ export class ResourceService {
     if (unknownIds.length > 0) throw new MissingIdsError(this.name, unknownIds);
     if (new Set(ids).size !== ids.length) throw new BadRequestError(`Each id may appear only once in "${this.name}".`, this.name);
     const changes = await this.prepare(raw, 'update', (i) => `${this.name}.${i}.`);
+    const items = await runHook(this.hooks.beforeUpdate, ids.map((id, i) => ({ id, changes: changes[i] })), ctx);
     this.logQuery('updateMultiple', { ids });
-    const rows = await this.db(() =>
+    const written = await this.db(() =>
       this.driver.transaction(async (tx) => {
-        await this.assertAllExist(ids, tx);
-        const items = ids.map((id, i) => ({ id, changes: changes[i] })).filter((item) => Object.keys(item.changes).length > 0);
-        if (items.length > 0) await this.driver.update(this.name, items, tx);
+        await this.assertAllVisible(ids, ctx, tx);
+        const changed = items.filter((item) => Object.keys(item.changes).length > 0);
+        if (changed.length > 0) await this.driver.update(this.name, changed, tx);
         return this.reload(ids, tx);
       }),
     );
+    ctx.touched.add(this.name);
+    const rows = await runHook(this.hooks.afterUpdate, written, ctx);
     return { success: true, models: rows.map((model) => ({ success: true as const, model })) };
   }
 
-  async destroy(rawId: string): Promise<WriteResult> {
+  async destroy(rawId: string, ctx: RequestContext): Promise<WriteResult> {
     const id = this.parseIdOr404(rawId);
+    await this.hooks.beforeDelete?.([id], ctx);
     this.logQuery('destroy', { id });
     const row = await this.db(() =>
       this.driver.transaction(async (tx) => {
-        const [found] = await this.driver.findByIds(this.name, [id], { select: null, relations: [] }, tx);
+        const [found] = await this.read([id], { select: null, relations: [] }, ctx, tx);
         if (!found) throw this.notFound(rawId);
-        await this.driver.delete(this.name, [id], tx);
+        const deleted = await this.driver.delete(this.name, [id], tx);
+        // a concurrent delete removed it first: exactly one caller deletes a record
+        if (deleted.length === 0) throw this.notFound(rawId);
         return found;
       }),
     );
-    return { success: true, model: row };
+    this.touchDeleted(ctx);
+    const [answered] = await runHook(this.hooks.afterDelete, [row], ctx);
+    return { success: true, model: answered };
   }
 
-  async deleteById(body: unknown): Promise<{ success: true; deleted: number }> {
+  async deleteById(body: unknown, ctx: RequestContext): Promise<{ success: true; deleted: number }> {
     const rawIds = readIdList(body);
     if (rawIds.length === 0) throw new BadRequestError('The "ids" array must contain at least one id.', 'ids');
     const ids: Id[] = [];
@@ -173,14 +211,40 @@ export class ResourceService {
     });
     if (Object.keys(errors).length > 0) throw new ValidationError(errors);
     if (invalid.length > 0) throw new MissingIdsError(this.name, invalid);
+    await this.hooks.beforeDelete?.(ids, ctx);
     this.logQuery('deleteById', { ids });
     await this.db(() =>
       this.driver.transaction(async (tx) => {
-        await this.assertAllExist(ids, tx);
-        await this.driver.delete(this.name, ids, tx);
+        await this.assertAllVisible(ids, ctx, tx);
+        const deleted = new Set((await this.driver.delete(this.name, ids, tx)).map(String));
+        const lost = ids.filter((id) => !deleted.has(String(id)));
+        // a concurrent delete took some: this call deletes nothing (all or nothing)
+        if (lost.length > 0) throw new MissingIdsError(this.name, lost);
       }),
     );
+    this.touchDeleted(ctx);
+    await this.hooks.afterDelete?.([], ctx);
     return { success: true, deleted: ids.length };
+  }
+
+  /** Rows by id as the caller may see them (scopes applied), in the order of `ids`. */
+  async read(ids: Id[], options: ReadOptions, ctx: RequestContext, tx?: Transaction, action?: string): Promise<Row[]> {
+    if (ids.length === 0) return [];
+    const query = this.pipeline.apply(byIdsQuery(this.entry.info, ids, options), ctx);
+    const run = () => this.driver.list(query, tx);
+    const { rows } = action ? await this.timed(action, query, run) : await this.db(run);
+    return inIdOrder(rows, ids, this.entry.info.key);
+  }
+
+  /** Which of `ids` exist and are visible to the caller: one query (a scoped read when a scope applies). */
+  async visibleIds(ids: Id[], ctx: RequestContext, tx?: Transaction): Promise<Id[]> {
+    const key = this.entry.info.key;
+    const scope = this.pipeline.scopeOf(ctx)(this.name);
+    if (!scope) return this.driver.existingIds(this.name, ids, tx);
+    const byIds = byIdsQuery(this.entry.info, ids, { select: [key], relations: [] });
+    const { rows } = await this.driver.list({ ...byIds, filter: allOf(byIds.filter, scope) }, tx);
+    const found = new Set(rows.map((r) => String(r[key])));
+    return ids.filter((id) => found.has(String(id)));
   }
 
   /** Fillable attributes, validated and cast, belongsTo references checked; 422 with every error. */
@@ -205,14 +269,20 @@ export class ResourceService {
     return records;
   }
 
-  private async assertAllExist(ids: Id[], tx: Transaction): Promise<void> {
-    const existing = new Set(await this.driver.existingIds(this.name, ids, tx));
+  private touchDeleted(ctx: RequestContext): void {
+    for (const model of modelsTouchedByDelete(this.registry, this.name)) ctx.touched.add(model);
+  }
+
+  private async assertAllVisible(ids: Id[], ctx: RequestContext, tx: Transaction): Promise<void> {
+    const existing = new Set(await this.visibleIds(ids, ctx, tx));
     const missing = ids.filter((id) => !existing.has(id));
     if (missing.length > 0) throw new MissingIdsError(this.name, missing);
   }
 
-  private reload(ids: Id[], tx: Transaction): Promise<Row[]> {
-    return this.driver.findByIds(this.name, ids, { select: null, relations: [] }, tx);
+  /** What a write returns: the records as a read returns them, inside the write's transaction. */
+  private async reload(ids: Id[], tx: Transaction): Promise<Row[]> {
+    const { rows } = await this.driver.list(byIdsQuery(this.entry.info, ids, { select: null, relations: [] }), tx);
+    return inIdOrder(rows, ids, this.entry.info.key);
   }
 
   private parseIdOr404(rawId: string): Id {
@@ -225,10 +295,20 @@ export class ResourceService {
     return new NotFoundError(`No ${this.name} found with id ${rawId}.`);
   }
 
-  private logQuery(action: string, query: ListQuery | Record<string, unknown>): void {
+  private logQuery(action: string, query: ListQuery | Record<string, unknown>, durationMs?: number): void {
     if (!this.config.logQueries) return;
     const compiled = 'model' in query && 'order' in query && this.driver.compile ? this.driver.compile(query as ListQuery) : undefined;
-    this.log.query.info(`${this.name}.${action}`, { model: this.name, action, query, compiled });
+    this.log.query.info(`${this.name}.${action}`, { model: this.name, action, query, compiled, duration_ms: durationMs });
+  }
+
+  /** A read, logged with its duration on the query channel. */
+  private async timed<T>(action: string, query: ListQuery, work: () => Promise<T>): Promise<T> {
+    const started = performance.now();
+    try {
+      return await this.db(work);
+    } finally {
+      this.logQuery(action, query, Math.round((performance.now() - started) * 10) / 10);
+    }
   }
 
   /** Runs driver work; native errors become typed DatabaseErrors (the original kept as cause). */
@@ -237,7 +317,7 @@ export class ResourceService {
       return await work();
     } catch (err) {
       if (err instanceof ApiError) throw err;
-      const info = this.driver.translateError(err) ?? { type: 'database_error' as const };
+      const info = isDriverFailure(err) ? err.info : (this.driver.translateError(err) ?? { type: 'database_error' as const });
       // model-layer validators (mongoose): the same 422 shape as the library's own (decision 24)
       if (info.type === 'validation_error' && info.errors && Object.keys(info.errors).length > 0) {
         this.log.db.warn(`${this.name}: model validation failed`, { errors: info.errors });

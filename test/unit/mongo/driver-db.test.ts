@@ -1,11 +1,12 @@
+import { findByIds } from '../../support/find-by-ids';
 import { expect } from 'chai';
 import mongoose, { Schema, type Connection, type Model } from 'mongoose';
 import { createMongoDriver } from '../../../drivers/mongo';
-import type { Driver, Id, Row } from '../../../drivers/driver';
+import type { Driver, Id, Row } from '../../../lib/driver';
 import type { ListQuery, OrderKey, RelationLoad } from '../../../lib/query/ast';
 import type { ResourceDeclaration } from '../../../lib/resource/declaration';
 import type { Catalog, ModelInfo } from '../../../lib/resource/model-info';
-import { DatabaseError } from '../../../lib/errors/database-error';
+import { DriverFailure } from '../../../lib/driver';
 import { sharedMongo } from '../../support/databases';
 
 /** The MongoDB driver against a real server (startMongo): its own small models and database. */
@@ -94,7 +95,7 @@ function buildCatalog(driver: Driver, decls: ResourceDeclaration[]): Catalog {
     has: (name) => infos.has(name),
     all: () => [...infos.values()],
   };
-  driver.bind(catalog, new Map(decls.map((d) => [d.MODEL, d])));
+  driver.bind(catalog);
   return catalog;
 }
 
@@ -294,18 +295,18 @@ describe('mongo driver against a database', function () {
 
   it('findByIds keeps the order of ids and skips absent ones; existingIds', async () => {
     const missing = '65a000000000000000000009';
-    const rows = await driver.findByIds('product', [ids.p3, missing, ids.p1], { select: ['name'], relations: [] });
+    const rows = await findByIds(driver, catalog, 'product', [ids.p3, missing, ids.p1], { select: ['name'], relations: [] });
     expect(names(rows)).to.deep.equal(['Gamma laptop', 'Alpha phone']);
     expect(await driver.existingIds('product', [ids.p1, missing])).to.deep.equal([ids.p1]);
   });
 
   it('insert applies defaults and timestamps; update sets updated_at; all in one transaction', async () => {
     const [id] = await insert('product', [{ name: 'New', sku: 'N-1', price: 1 }]);
-    const [created] = await driver.findByIds('product', [id], { select: null, relations: [] });
+    const [created] = await findByIds(driver, catalog, 'product', [id], { select: null, relations: [] });
     expect(created).to.deep.include({ name: 'New', stock: 0, category_id: null, description: null });
     await new Promise((r) => setTimeout(r, 5));
     await driver.transaction((tx) => driver.update('product', [{ id, changes: { price: 2 } }, { id: ids.p4, changes: { stock: 9 } }], tx));
-    const [after, p4] = await driver.findByIds('product', [id, ids.p4], { select: null, relations: [] });
+    const [after, p4] = await findByIds(driver, catalog, 'product', [id, ids.p4], { select: null, relations: [] });
     expect(after.price).to.equal(2);
     expect(p4.stock).to.equal(9);
     expect((after.updated_at as Date).getTime()).to.be.greaterThan((created.updated_at as Date).getTime());
@@ -351,7 +352,7 @@ describe('mongo driver against a database', function () {
     } catch (error) {
       expect(driver.translateError(error)).to.deep.equal({ type: 'unique_violation', field: 'sku' });
     }
-    const [p2] = await driver.findByIds('product', [ids.p2], { select: ['stock'], relations: [] });
+    const [p2] = await findByIds(driver, catalog, 'product', [ids.p2], { select: ['stock'], relations: [] });
     expect(p2.stock).to.equal(0);
   });
 
@@ -360,8 +361,8 @@ describe('mongo driver against a database', function () {
       await driver.transaction((tx) => driver.delete('category', [ids.laptops, ids.p4 /* not a category: ignored */], tx));
       expect.fail('should throw');
     } catch (error) {
-      expect(error).to.be.instanceOf(DatabaseError);
-      expect((error as DatabaseError).info).to.deep.equal({ type: 'foreign_key_violation' });
+      expect(error).to.be.instanceOf(DriverFailure);
+      expect((error as DriverFailure).info).to.deep.equal({ type: 'foreign_key_violation' });
     }
     expect(await driver.existingIds('category', [ids.laptops])).to.deep.equal([ids.laptops]);
     // a category referenced only by its own child being deleted with it

@@ -2,13 +2,13 @@ import { ObjectId } from 'mongodb';
 import type { ListQuery } from '../../../lib/query/ast';
 import type { Catalog } from '../../../lib/resource/model-info';
 import { fixtureCatalog } from '../../support/example-catalog';
-import type { MongoModelMap } from '../../../drivers/mongo';
+import type { ModelMap } from '../../../drivers/mongo';
 
 /** A hand-made Catalog and collection map of the example domain, for the pure compiler tests. */
 
 export const catalog: Catalog = fixtureCatalog('objectId');
 
-export const collections: MongoModelMap = {
+export const collections: ModelMap = {
   category: { collection: 'categories' },
   product: { collection: 'products' },
   review: { collection: 'reviews' },

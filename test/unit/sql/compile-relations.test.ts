@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { compileList, type RelationPlan, type TableMap } from '../../../drivers/sql';
+import { compileList, type RelationPlan, type ModelMap } from '../../../drivers/sql';
 import type { Filter, RelationLoad } from '../../../lib/query/ast';
 import { catalog, listQuery, tables } from './fixture';
 
@@ -76,7 +76,7 @@ describe('sql compiler: eager loading', () => {
   });
 
   it('identifiers come from the table map, double-quoted with quotes doubled', () => {
-    const odd: TableMap = { ...tables, product: { table: 'pro"ducts', schema: 'sh op', columns: { name: 'na"me' }, createdAt: 'created_at', updatedAt: 'updated_at' } };
+    const odd: ModelMap = { ...tables, product: { table: 'pro"ducts', schema: 'sh op', columns: { name: 'na"me' }, createdAt: 'created_at', updatedAt: 'updated_at' } };
     const q = compileList(listQuery({ select: ['name'], filter: { kind: 'condition', field: 'name', operator: '=', value: 'x' } }), catalog, odd);
     expect(q.rows.sql).to.equal('SELECT "t0"."id" AS "id", "t0"."na""me" AS "name", "t0"."id" AS "__k0" FROM "sh op"."pro""ducts" AS "t0" WHERE "t0"."na""me" = $1 ORDER BY "t0"."id" ASC');
   });

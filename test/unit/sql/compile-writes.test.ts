@@ -1,10 +1,10 @@
 import { expect } from 'chai';
 import { compileDelete, compileExistingIds, compileInsert, compileUpdate } from '../../../drivers/sql/compile-writes';
 import { compileList } from '../../../drivers/sql';
-import type { TableInfo } from '../../../drivers/sql';
+import type { StorageInfo } from '../../../drivers/sql';
 import { catalog, listQuery, tables } from './fixture';
 
-const products: TableInfo = { table: 'products', columns: { id: 'id', name: 'name', price: 'price', note: 'no"te', created_at: 'created_at', updated_at: 'updated_at' }, createdAt: 'created_at', updatedAt: 'updated_at' };
+const products: StorageInfo = { table: 'products', columns: { id: 'id', name: 'name', price: 'price', note: 'no"te', created_at: 'created_at', updated_at: 'updated_at' }, createdAt: 'created_at', updatedAt: 'updated_at' };
 
 describe('sql compiler: writes', () => {
   it('insert: one statement for every record, values in ONE jsonb parameter, timestamps by the database, ids returned in order', () => {
@@ -27,7 +27,7 @@ describe('sql compiler: writes', () => {
   });
 
   it('delete and existence checks take the ids as one array parameter', () => {
-    expect(compileDelete(products, 'id', [1, 2])).to.deep.equal({ sql: 'DELETE FROM "products" WHERE "id" = ANY($1)', bind: [[1, 2]] });
+    expect(compileDelete(products, 'id', [1, 2])).to.deep.equal({ sql: 'DELETE FROM "products" WHERE "id" = ANY($1) RETURNING "id" AS "id"', bind: [[1, 2]] });
     expect(compileExistingIds(products, 'id', [3])).to.deep.equal({ sql: 'SELECT "id" AS "id" FROM "products" WHERE "id" = ANY($1)', bind: [[3]] });
   });
 

@@ -1,7 +1,7 @@
 import { DataTypes, Sequelize, type Model, type ModelStatic } from 'sequelize';
 import type { ResourceDeclaration } from '../../../lib/resource/declaration';
 import type { Catalog, ModelInfo } from '../../../lib/resource/model-info';
-import type { Driver } from '../../../drivers/driver';
+import type { Driver } from '../../../lib/driver';
 
 /**
  * Small Sequelize models of the example domain for the driver's database tests, with real
@@ -105,6 +105,6 @@ export function describeAll(driver: Driver, declarations: ResourceDeclaration[])
     has: (name) => infos.has(name),
     all: () => [...infos.values()],
   };
-  driver.bind(catalog, new Map(declarations.map((d) => [d.MODEL, d])));
+  driver.bind(catalog);
   return catalog;
 }

@@ -1,10 +1,11 @@
+import { findByIds } from '../../support/find-by-ids';
 import { expect } from 'chai';
 import { Client } from 'pg';
-import type { DatabaseErrorInfo, Driver, Id, Row, Transaction } from '../../../drivers/driver';
+import type { DatabaseErrorInfo, Driver, Id, Row, Transaction } from '../../../lib/driver';
 import { createSqlDriver, isSequelizeModel } from '../../../drivers/sql';
 import type { Filter, ListQuery, OrderKey, RelationLoad } from '../../../lib/query/ast';
 import type { Catalog } from '../../../lib/resource/model-info';
-import { DatabaseError } from '../../../lib/errors/database-error';
+import { DriverFailure } from '../../../lib/driver';
 import { sharedPostgres } from '../../support/databases';
 import { defineModels, describeAll, type DbModels } from './db-models';
 
@@ -286,7 +287,7 @@ describe('sql driver against PostgreSQL', function () {
         { name: 'W2', sku: 'W2', price: 2, stock: 9, status: 'active' },
       ]);
       expect(log.filter((s) => /INSERT/.test(s))).to.have.length(1);
-      const rows = await driver.findByIds('product', [created[1], created[0]], { select: ['name', 'stock', 'status'], relations: [] });
+      const rows = await findByIds(driver, catalog, 'product', [created[1], created[0]], { select: ['name', 'stock', 'status'], relations: [] });
       expect(rows).to.deep.equal([
         { id: created[1], name: 'W2', stock: 9, status: 'active' },
         { id: created[0], name: 'W1', stock: 0, status: 'draft' },
@@ -296,7 +297,7 @@ describe('sql driver against PostgreSQL', function () {
 
     it('updates many records with different changes in one statement and sets updated_at', async () => {
       const [a, b] = await insert('product', [{ name: 'U1', sku: 'U1', price: 1 }, { name: 'U2', sku: 'U2', price: 2, description: 'keep' }]);
-      const [before] = await driver.findByIds('product', [a], { select: null, relations: [] });
+      const [before] = await findByIds(driver, catalog, 'product', [a], { select: null, relations: [] });
       await new Promise((r) => setTimeout(r, 5));
       log.length = 0;
       await driver.transaction((tx) => driver.update('product', [
@@ -304,7 +305,7 @@ describe('sql driver against PostgreSQL', function () {
         { id: b, changes: { name: 'U2b' } },
       ], tx));
       expect(log.filter((s) => /UPDATE/.test(s))).to.have.length(1);
-      const rows = await driver.findByIds('product', [a, b], { select: ['name', 'price', 'description', 'updated_at'], relations: [] });
+      const rows = await findByIds(driver, catalog, 'product', [a, b], { select: ['name', 'price', 'description', 'updated_at'], relations: [] });
       expect(rows.map((r) => [r.name, r.price, r.description])).to.deep.equal([['U1', 11.25, null], ['U2b', 2, 'keep']]);
       expect((rows[0].updated_at as Date).getTime()).to.be.greaterThan((before.updated_at as Date).getTime());
     });
@@ -317,12 +318,12 @@ describe('sql driver against PostgreSQL', function () {
       await db.ProductTag.create({ product_id: p, tag_id: ids.red });
 
       const err = await driver.transaction((tx) => driver.delete('category', [cat], tx)).catch((e: unknown) => e);
-      expect(err).to.be.instanceOf(DatabaseError);
-      expect((err as DatabaseError).info.type).to.equal('foreign_key_violation');
+      expect(err).to.be.instanceOf(DriverFailure);
+      expect((err as DriverFailure).info.type).to.equal('foreign_key_violation');
       expect(await driver.existingIds('category', [cat])).to.deep.equal([cat]);
 
       await driver.transaction((tx) => driver.delete('user', [u], tx));
-      const [review] = await driver.findByIds('review', [r], { select: ['user_id'], relations: [] });
+      const [review] = await findByIds(driver, catalog, 'review', [r], { select: ['user_id'], relations: [] });
       expect(review.user_id).to.equal(null);
       await driver.transaction((tx) => driver.delete('product', [p], tx));
       expect(await driver.existingIds('review', [r])).to.deep.equal([]);

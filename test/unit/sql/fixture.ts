@@ -1,7 +1,7 @@
 import type { ListQuery } from '../../../lib/query/ast';
 import type { Catalog } from '../../../lib/resource/model-info';
 import { fixtureCatalog } from '../../support/example-catalog';
-import type { TableMap } from '../../../drivers/sql';
+import type { ModelMap } from '../../../drivers/sql';
 
 /** A hand-made Catalog and table map of the example domain, for the pure compiler tests. */
 
@@ -9,7 +9,7 @@ export const catalog: Catalog = fixtureCatalog('integer');
 
 const table = (name: string, columns: Record<string, string> = {}) => ({ table: name, columns, createdAt: 'created_at', updatedAt: 'updated_at' });
 
-export const tables: TableMap = {
+export const tables: ModelMap = {
   category: table('categories'),
   product: table('products'),
   review: table('reviews'),

@@ -1,17 +1,18 @@
-import { fieldOf, readableFields, relationOf } from '../../lib/resource/model-lookup';
+import { CatalogLookup } from '../../lib/resource/model-lookup';
 import type { Catalog, FieldInfo, ModelInfo, RelationInfo } from '../../lib/resource/model-info';
 import { quoteIdent } from './sql-builder';
-import type { TableInfo, TableMap } from './table-map';
+import type { StorageInfo, ModelMap } from './model-map';
 
 /** Model facts the compiler needs, resolved to quoted SQL identifiers. */
-export class SchemaContext {
-  constructor(readonly catalog: Catalog, readonly tables: TableMap) {}
-
-  model(name: string): ModelInfo {
-    return this.catalog.model(name);
+export class CompileContext extends CatalogLookup {
+  constructor(
+    catalog: Catalog,
+    readonly tables: ModelMap,
+  ) {
+    super(catalog);
   }
 
-  tableInfo(model: string): TableInfo {
+  tableInfo(model: string): StorageInfo {
     const info = this.tables[model];
     if (!info) throw new Error(`No table known for model ${model}`);
     return info;
@@ -37,18 +38,5 @@ export class SchemaContext {
     const col = this.column(model, alias, field);
     const cast = this.tables[model]?.textCasts?.[field];
     return cast ? `${col}::${cast}` : col;
-  }
-
-  field(model: string, field: string): FieldInfo {
-    return fieldOf(this.model(model), field);
-  }
-
-  relation(model: string, name: string): RelationInfo {
-    return relationOf(this.model(model), name);
-  }
-
-  /** Readable fields (write-only ones never leave the database). */
-  readable(model: string): string[] {
-    return readableFields(this.model(model));
   }
 }

@@ -1,5 +1,5 @@
 /** Where each MODEL lives in PostgreSQL: the compiler's only source of identifiers. */
-export interface TableInfo {
+export interface StorageInfo {
   /** Table name, optionally schema-qualified by `schema`. */
   table: string;
   schema?: string;
@@ -16,4 +16,4 @@ export interface TableInfo {
   updatedAt: string | null;
 }
 
-export type TableMap = Readonly<Record<string, TableInfo>>;
+export type ModelMap = Readonly<Record<string, StorageInfo>>;

@@ -1,0 +1,2 @@
+export * from './types';
+export { type DriverFactory, registerDriver, driverFor, defineDriverFactory } from './load-driver';

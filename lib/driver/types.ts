@@ -1,0 +1,179 @@
+import type { Filter, ListQuery, RelationLoad, Scalar } from '../query/ast';
+import type { Catalog, ModelInfo } from '../resource/model-info';
+import type { ModelDeclaration } from '../resource/relation-declaration';
+
+/** A record id as exposed: ObjectId hex string (MongoDB) or integer (SQL). */
+export type Id = string | number;
+
+/**
+ * A record as a driver returns it: plain JSON-ready values except Date objects for dates (the HTTP
+ * layer formats them), relations nested (to-one: object or null; to-many: array; many-to-many
+ * items carry `pivot`). Never contains `_id`, `__v` or write-only fields.
+ */
+export type Row = Record<string, unknown>;
+
+export interface ListResult {
+  rows: Row[];
+  /** Offset pages: the number of matching root records. */
+  total?: number;
+  /** Cursor pages: whether more rows follow, and the order-key values of the last row returned. */
+  hasMore?: boolean;
+  nextAfter?: Scalar[] | null;
+}
+
+export interface ReadOptions {
+  select: string[] | null;
+  relations: RelationLoad[];
+}
+
+/** An open transaction; opaque outside the driver that made it. */
+export interface Transaction {
+  readonly driver: string;
+}
+
+export interface UpdateItem {
+  id: Id;
+  changes: Record<string, unknown>;
+}
+
+export type DatabaseErrorType =
+  | 'unique_violation'
+  | 'foreign_key_violation'
+  | 'not_null_violation'
+  | 'validation_error'
+  | 'bad_request'
+  | 'connection_error'
+  | 'database_error';
+
+/** A database error translated into the API's terms (the original goes to the db-error log). */
+export interface DatabaseErrorInfo {
+  type: DatabaseErrorType;
+  field?: string;
+  /** Field -> messages, for validation errors raised by the model layer (mongoose validators). */
+  errors?: Record<string, string[]>;
+}
+
+/**
+ * How a driver reports a failure it detected itself (a restrict rule on MongoDB, ...): plain data
+ * on an Error, so drivers never import the library's error classes; the service renders it.
+ */
+export class DriverFailure extends Error {
+  readonly driverFailure = true;
+  constructor(readonly info: DatabaseErrorInfo) {
+    super(info.type);
+  }
+}
+
+export function isDriverFailure(error: unknown): error is DriverFailure {
+  return error instanceof Error && (error as Partial<DriverFailure>).driverFailure === true;
+}
+
+/** Model facts the driver reads from the native model; the registry merges the declaration in. */
+export type DescribedModel = Omit<ModelInfo, 'fillable' | 'fieldsByRole' | 'hierarchyField' | 'name'>;
+
+/** One pivot row of a many-to-many relation: the two keys and the extra pivot columns. */
+export interface PivotRow {
+  parentId: Id;
+  relatedId: Id;
+  values: Record<string, unknown>;
+}
+
+/**
+ * Many-to-many pivot reads and writes (capability): each call is ONE statement / operation
+ * whatever the number of ids. `relation` is a belongsToMany relation of `model`.
+ */
+export interface PivotCapability {
+  read(model: string, relation: string, parentId: Id, relatedIds: Id[] | null, tx?: Transaction): Promise<PivotRow[]>;
+  /** Inserts pivot rows; rows already present are left as they are. */
+  attach(model: string, relation: string, rows: PivotRow[], tx: Transaction): Promise<void>;
+  /** Removes the pivot rows of `relatedIds` (all when null); returns the related ids detached. */
+  detach(model: string, relation: string, parentId: Id, relatedIds: Id[] | null, tx: Transaction): Promise<Id[]>;
+  /** Sets pivot column values of existing pivot rows. */
+  update(model: string, relation: string, rows: PivotRow[], tx: Transaction): Promise<void>;
+}
+
+/** A walk of a self-referencing model (capability): `$graphLookup` / `WITH RECURSIVE`, depth-limited and cycle-safe. */
+export interface TreeQuery {
+  model: string;
+  /** The self-referencing parent key (HIERARCHY_FIELD_ID). */
+  parentField: string;
+  /** Which records the walk starts from. */
+  start: Filter | null;
+  /** down: descendants of the start records; up: their ancestors. */
+  direction: 'down' | 'up';
+  /** Levels below (or above) the start records; 0 = the start records only. */
+  maxDepth: number;
+  /** Only records matching this (visibility scope) are visited. */
+  scope: Filter | null;
+}
+
+export interface TreeCapability {
+  /** Ids of the start records and every record reached, each once, with its distance from a start record. */
+  walk(query: TreeQuery, tx?: Transaction): Promise<Array<{ id: Id; depth: number }>>;
+}
+
+/** Rows of a list query as a stream from a database cursor (capability: exports). */
+export interface StreamCapability {
+  stream(query: ListQuery, signal?: AbortSignal): AsyncIterable<Row>;
+}
+
+/**
+ * What every driver implements. The service and HTTP layers only talk to this.
+ * All write methods run inside a transaction opened with `transaction()`; reads accept one too so
+ * a write can return what it wrote. Anything that narrows visible records (ownership, soft delete,
+ * a relation route's parent) arrives as part of a Filter: drivers have no notion of scopes.
+ */
+export interface Driver {
+  readonly kind: string;
+
+  /** True when this driver can serve the given native model. */
+  accepts(model: unknown): boolean;
+
+  /**
+   * Describe a declared model: fields and types from the model, relations derived from the
+   * model (mongoose refs/virtuals, Sequelize associations) merged with the declared ones.
+   * `modelNameOf` maps a native model name (mongoose modelName, Sequelize name) to a MODEL.
+   */
+  describe(declaration: ModelDeclaration, modelNameOf: (nativeName: string) => string | undefined): DescribedModel;
+
+  /** Called once every resource is described, before the first request. */
+  bind(catalog: Catalog): void;
+
+  /** Parse a path id; null when it cannot be an id of that model (-> 404). */
+  parseId(model: string, raw: string): Id | null;
+
+  /** One list page: ONE aggregation on MongoDB, a constant number of statements on SQL. */
+  list(query: ListQuery, tx?: Transaction): Promise<ListResult>;
+
+  /** Which of `ids` exist, in one query (scoped existence goes through `list` with the scope's filter). */
+  existingIds(model: string, ids: Id[], tx?: Transaction): Promise<Id[]>;
+
+  transaction<T>(work: (tx: Transaction) => Promise<T>): Promise<T>;
+
+  /** Insert records (already validated, fillable only) in one bulk operation; returns their ids in order. */
+  insert(model: string, records: Record<string, unknown>[], tx: Transaction): Promise<Id[]>;
+
+  /** Apply changes to existing records (bulk); updated_at is set by the driver. */
+  update(model: string, items: UpdateItem[], tx: Transaction): Promise<void>;
+
+  /**
+   * Delete records and return the ids this call really removed (a concurrent delete may have
+   * won), enforcing declared foreign keys of referencing models: restrict -> a
+   * DriverFailure foreign_key_violation, cascade deletes, setNull clears. Pivot rows cascade.
+   */
+  delete(model: string, ids: Id[], tx: Transaction): Promise<Id[]>;
+
+  /** Translate a native error; null when it is not a database error this driver knows. */
+  translateError(error: unknown): DatabaseErrorInfo | null;
+
+  /** The native form of a list query (pipeline / SQL), for the query log (LOG_QUERY=true). */
+  compile?(query: ListQuery): unknown;
+
+  /** Close connections owned by the driver (not the application's). */
+  close?(): Promise<void>;
+
+  /** Optional capabilities; a feature that needs one refuses at start-up when it is absent. */
+  readonly pivots?: PivotCapability;
+  readonly trees?: TreeCapability;
+  readonly streams?: StreamCapability;
+}

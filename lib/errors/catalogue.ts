@@ -1,0 +1,28 @@
+/**
+ * Every error `type` the API can answer, with its HTTP status: a closed list, rendered by the one
+ * error middleware. The README's error table is checked against it by a test.
+ */
+export const ERROR_STATUS = {
+  bad_request: 400,
+  unauthenticated: 401,
+  forbidden: 403,
+  not_found: 404,
+  method_not_allowed: 405,
+  conflict: 409,
+  unique_violation: 409,
+  foreign_key_violation: 409,
+  payload_too_large: 413,
+  unsupported_media_type: 415,
+  validation_error: 422,
+  not_null_violation: 422,
+  internal_error: 500,
+  database_error: 500,
+  connection_error: 503,
+  timeout: 504,
+} as const;
+
+export type ErrorType = keyof typeof ERROR_STATUS;
+
+export function statusOf(type: ErrorType): number {
+  return ERROR_STATUS[type];
+}

@@ -1,0 +1,52 @@
+import express, { type Request, type RequestHandler, type Response, type Router } from 'express';
+import { mergeParams } from '../query';
+import { createContext, type RequestContext } from '../service/request-context';
+import { Reply, type RouteDefinition, type RouteTable } from './routes';
+import { serialize } from './serialize';
+
+/** Middleware a feature puts in front of some routes (permission checks, cache), chosen per route. */
+export type RouteMiddlewareFactory = (route: RouteDefinition) => RequestHandler | null;
+
+/** The request context of a request that came through a generated route (or `api.context()`). */
+export function contextOf(res: Response): RequestContext {
+  const ctx = (res.locals as { restContext?: RequestContext }).restContext;
+  if (!ctx) throw new Error('No request context: the request did not come through the API router.');
+  return ctx;
+}
+
+/** Builds the context once per request: the abort signal fires when the client goes away. */
+export function contextMiddleware(route: RouteDefinition | null): RequestHandler {
+  return (req, res, next) => {
+    const locals = res.locals as { restContext?: RequestContext };
+    if (!locals.restContext) {
+      const controller = new AbortController();
+      res.on('close', () => {
+        if (!res.writableFinished) controller.abort();
+      });
+      locals.restContext = createContext({ signal: controller.signal, route: route?.name ?? null });
+    } else if (route) {
+      locals.restContext.route = route.name;
+    }
+    next();
+  };
+}
+
+function handler(route: RouteDefinition): RequestHandler {
+  return async (req: Request, res: Response): Promise<void> => {
+    const ctx = contextOf(res);
+    const result = await route.handler({ req, res, ctx, params: mergeParams(req.query as Record<string, unknown>, req.body) });
+    if (route.answers === 'stream') return;
+    if (result instanceof Reply) res.status(result.status).json(serialize(result.body));
+    else res.status(200).json(serialize(result));
+  };
+}
+
+/** One Express router with every route of the table, each behind the context and the features' middleware. */
+export function buildRouter(table: RouteTable, middlewares: RouteMiddlewareFactory[]): Router {
+  const router = express.Router();
+  for (const route of table.all()) {
+    const chain = middlewares.map((make) => make(route)).filter((m): m is RequestHandler => m !== null);
+    router[route.method](route.path, contextMiddleware(route), ...chain, handler(route));
+  }
+  return router;
+}

@@ -1,0 +1,73 @@
+import type { Request, Response } from 'express';
+import type { RequestParams } from '../query';
+import type { RequestContext } from '../service/request-context';
+
+export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
+
+/** What a route does to records: permission derivation, cache rules and the API description read it. */
+export type RouteAccess = 'read' | 'create' | 'update' | 'delete';
+
+export interface RouteInput {
+  req: Request;
+  res: Response;
+  ctx: RequestContext;
+  /** Query string and JSON body merged (decision 1). */
+  params: RequestParams;
+}
+
+/** A JSON answer with a status other than 200 (201 created, 207 partial success). */
+export class Reply {
+  constructor(
+    readonly status: number,
+    readonly body: unknown,
+  ) {}
+}
+
+/**
+ * One generated route. The router, the permission middleware and the API description are all
+ * built from the table of these, so they can never disagree.
+ */
+export interface RouteDefinition {
+  /** Stable name: `products.index`, `products.show`, `products.tags.attach`, ... */
+  name: string;
+  /** The resource's route segment (`products`). */
+  resource: string;
+  /** The resource's MODEL. */
+  model: string;
+  /** The action part of the name (`index`, `store`, `attach`, ...). */
+  action: string;
+  method: HttpMethod;
+  /** Express path relative to where the API router is mounted: `/products/:id`. */
+  path: string;
+  access: RouteAccess;
+  /** json: the handler's result is the body (a Reply sets the status); stream: the handler writes the response. */
+  answers: 'json' | 'stream';
+  /** One line for the API description. */
+  summary: string;
+  handler(input: RouteInput): Promise<unknown>;
+}
+
+/** The table of every generated route, in matching order (fixed segments before `/:id`). */
+export class RouteTable {
+  private readonly routes: RouteDefinition[] = [];
+
+  add(...routes: RouteDefinition[]): void {
+    for (const route of routes) {
+      if (this.routes.some((r) => r.name === route.name)) {
+        throw new Error(`Two routes are named "${route.name}": give one resource another \`name\`, or pick one update-multiple route.`);
+      }
+      if (this.routes.some((r) => r.method === route.method && r.path === route.path)) {
+        throw new Error(`Two routes answer ${route.method.toUpperCase()} ${route.path} (${route.name}).`);
+      }
+      this.routes.push(route);
+    }
+  }
+
+  all(): readonly RouteDefinition[] {
+    return this.routes;
+  }
+
+  byName(name: string): RouteDefinition | undefined {
+    return this.routes.find((r) => r.name === name);
+  }
+}

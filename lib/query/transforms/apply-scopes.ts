@@ -1,0 +1,28 @@
+import type { Filter, ListQuery } from '../ast';
+import { allOf, mapFilter, mapLoads } from '../walk';
+
+/** The records of `model` a request may see, as a filter (null: all). */
+export type ScopeOf = (model: string) => Filter | null;
+
+/**
+ * Narrows every model a query reaches to its scope (ownership, soft delete, ...): the root filter,
+ * each relation existence filter and each eager-loaded relation at any depth. One transform, so
+ * no read path can forget a scope and both compilers (and the cache key) see one canonical query.
+ */
+export function applyScopes(query: ListQuery, scopeOf: ScopeOf, targetOf: (model: string, relation: string) => string): ListQuery {
+  const narrowed = query.filter
+    ? mapFilter(query.filter, query.model, targetOf, (node, model) => {
+        if (node.kind !== 'related') return node;
+        const scope = scopeOf(targetOf(model, node.relation));
+        return scope ? { ...node, filter: allOf(node.filter, scope) } : node;
+      })
+    : null;
+  return {
+    ...query,
+    filter: allOf(narrowed, scopeOf(query.model)),
+    relations: mapLoads(query.relations, query.model, targetOf, (load, target) => {
+      const scope = scopeOf(target);
+      return scope ? { ...load, filter: allOf(load.filter, scope) } : load;
+    }),
+  };
+}

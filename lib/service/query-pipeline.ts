@@ -1,0 +1,43 @@
+import type { Filter, ListQuery } from '../query/ast';
+import { applyScopes, type ScopeOf } from '../query/transforms/apply-scopes';
+import { allOf } from '../query/walk';
+import type { Catalog, ModelInfo } from '../resource/model-info';
+import { relationOf } from '../resource/model-lookup';
+import type { RequestContext } from './request-context';
+
+/** The records of a model a request may see (null: no narrowing). Soft delete, ownership, hooks' `scope`. */
+export type ScopeProvider = (model: ModelInfo, ctx: RequestContext) => Filter | null;
+
+/** A rewrite of the root query for a request (a relation route's parent, ...). */
+export type QueryTransform = (query: ListQuery, ctx: RequestContext) => ListQuery;
+
+/**
+ * The stage between parsing and compiling: every request's query passes here, so whatever narrows
+ * visible records is applied once, the same way for both drivers and before the cache key is made.
+ */
+export class QueryPipeline {
+  private readonly scopes: ScopeProvider[] = [];
+  private readonly transforms: QueryTransform[] = [];
+
+  constructor(private readonly catalog: Catalog) {}
+
+  addScope(provider: ScopeProvider): void {
+    this.scopes.push(provider);
+  }
+
+  addTransform(transform: QueryTransform): void {
+    this.transforms.push(transform);
+  }
+
+  readonly targetOf = (model: string, relation: string): string => relationOf(this.catalog.model(model), relation).target;
+
+  /** The combined scope of every provider, per model, for one request. */
+  scopeOf(ctx: RequestContext): ScopeOf {
+    return (model) => allOf(...this.scopes.map((scope) => scope(this.catalog.model(model), ctx)));
+  }
+
+  apply(query: ListQuery, ctx: RequestContext): ListQuery {
+    const transformed = this.transforms.reduce((q, transform) => transform(q, ctx), query);
+    return this.scopes.length ? applyScopes(transformed, this.scopeOf(ctx), this.targetOf) : transformed;
+  }
+}
