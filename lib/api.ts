@@ -1,7 +1,7 @@
 import express, { type Router } from 'express';
 import type winston from 'winston';
 import { configFromEnv, type RestConfig } from './config';
-import { buildRouter, contextMiddleware, type RouteMiddlewareFactory } from './http/build-router';
+import { buildRouter, contextMiddleware, type ContextInit, type RouteMiddlewareFactory } from './http/build-router';
 import { errorMiddleware } from './http/error-middleware';
 import { resourceRoutes, type UpdateMultipleRoute } from './http/resource-routes';
 import { RouteTable } from './http/routes';
@@ -18,6 +18,8 @@ export interface RestApiOptions {
   logger?: winston.Logger;
   /** Body size limit for the JSON parser the router installs (default 1mb). */
   bodyLimit?: string;
+  /** Seeds each request's context from the request (e.g. `locals` for hooks). */
+  context?: ContextInit;
 }
 
 export interface RegisterOptions {
@@ -88,7 +90,7 @@ export function createRestApi(options: RestApiOptions = {}): RestApi {
       }
       const router = express.Router();
       router.use(express.json({ limit: options.bodyLimit ?? '1mb' }));
-      router.use(contextMiddleware(null));
+      router.use(contextMiddleware(null, options.context));
       router.use(buildRouter(table, middlewares));
       router.use(errorMiddleware(log));
       built = router;

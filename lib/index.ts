@@ -5,7 +5,7 @@ export type { Driver, Row, Id, DriverFactory } from './driver';
 export { registerDriver } from './driver';
 export * from './errors';
 export { errorMiddleware } from './http/error-middleware';
-export { contextOf, type RouteMiddlewareFactory } from './http/build-router';
+export { contextOf, type ContextInit, type RouteMiddlewareFactory } from './http/build-router';
 export { Reply, RouteTable, type RouteDefinition, type RouteAccess, type HttpMethod } from './http/routes';
 export { createContext, type RequestContext, type AuthUser, type ParentScope } from './service/request-context';
 export type { ResourceHooks } from './service/hooks';

@@ -14,8 +14,11 @@ export function contextOf(res: Response): RequestContext {
   return ctx;
 }
 
+/** What the application adds to each request's context (its own locals, a user it authenticated itself). */
+export type ContextInit = (req: Request) => Partial<Pick<RequestContext, 'user' | 'roles' | 'locals'>>;
+
 /** Builds the context once per request: the abort signal fires when the client goes away. */
-export function contextMiddleware(route: RouteDefinition | null): RequestHandler {
+export function contextMiddleware(route: RouteDefinition | null, init?: ContextInit): RequestHandler {
   return (req, res, next) => {
     const locals = res.locals as { restContext?: RequestContext };
     if (!locals.restContext) {
@@ -23,7 +26,7 @@ export function contextMiddleware(route: RouteDefinition | null): RequestHandler
       res.on('close', () => {
         if (!res.writableFinished) controller.abort();
       });
-      locals.restContext = createContext({ signal: controller.signal, route: route?.name ?? null });
+      locals.restContext = createContext({ ...init?.(req), signal: controller.signal, route: route?.name ?? null });
     } else if (route) {
       locals.restContext.route = route.name;
     }
