@@ -1,6 +1,6 @@
 import express, { type ErrorRequestHandler } from 'express';
 import type winston from 'winston';
-import { createRestApi, type RestApi } from '../lib';
+import { createRestApi, type RestApi, type RestApiOptions } from '../lib';
 import { ensureAdminUser } from './admin-user';
 import { openMongoBackend, type MongoBackend } from './mongo/backend';
 import { exampleResources } from './resources';
@@ -20,6 +20,8 @@ export interface ExampleAppOptions {
   logger?: winston.Logger;
   /** When set, a superuser holding this api token exists after start (EXAMPLE_ADMIN_TOKEN). */
   adminToken?: string;
+  /** Library options over the example's (read cache settings, ...). */
+  apiOptions?: Partial<RestApiOptions>;
 }
 
 export interface ExampleAppInfo {
@@ -76,7 +78,7 @@ export async function createExampleApp(options: ExampleAppOptions): Promise<Exam
     const seeded = options.seed ? await seedIfEmpty(backend) : null;
     if (options.adminToken) await ensureAdminUser(backend, options.adminToken);
 
-    const api = createRestApi({ logger: options.logger, bodyLimit: '1mb' });
+    const api = createRestApi({ logger: options.logger, bodyLimit: '1mb', ...options.apiOptions });
     for (const declaration of exampleResources(backend.models, backend.driver)) {
       api.register(declaration, { updateMultipleRoutes: ['batch', 'update-multiple'] });
     }

@@ -1,5 +1,8 @@
 import express, { type Router } from 'express';
 import type winston from 'winston';
+import { ReadCache } from './cache/read-cache';
+import { cacheSettingsFromEnv, type CacheSettings } from './cache/settings';
+import type { CacheStore } from './cache/store';
 import { configFromEnv, type RestConfig } from './config';
 import { buildRouter, contextMiddleware, type ContextInit, type RouteMiddlewareFactory } from './http/build-router';
 import { errorMiddleware } from './http/error-middleware';
@@ -20,6 +23,9 @@ export interface RestApiOptions {
   bodyLimit?: string;
   /** Seeds each request's context from the request (e.g. `locals` for hooks). */
   context?: ContextInit;
+  /** Read cache settings over the REST_CACHE_* environment; `cacheStore` replaces the built-in stores. */
+  cache?: Partial<CacheSettings>;
+  cacheStore?: CacheStore;
 }
 
 export interface RegisterOptions {
@@ -42,6 +48,8 @@ export interface RestApi {
   readonly pipeline: QueryPipeline;
   readonly config: RestConfig;
   readonly log: Loggers;
+  /** The read cache (always present; inactive unless enabled). `api.cache.bump([MODEL])` after writes made outside the API. */
+  readonly cache: ReadCache;
   close(): Promise<void>;
 }
 
@@ -56,6 +64,13 @@ export function createRestApi(options: RestApiOptions = {}): RestApi {
   const middlewares: RouteMiddlewareFactory[] = [];
   const routeOptions = new Map<string, RegisterOptions>();
   let built: Router | null = null;
+  const cache = new ReadCache(
+    cacheSettingsFromEnv(options.cache),
+    log,
+    (model) => registry.entry(model).declaration.cache,
+    pipeline.targetOf,
+    options.cacheStore,
+  );
 
   // a resource's own `scope` hook narrows it everywhere, like any other scope
   pipeline.addScope((model, ctx) => {
@@ -69,6 +84,7 @@ export function createRestApi(options: RestApiOptions = {}): RestApi {
     pipeline,
     config,
     log,
+    cache,
     register(declaration, registerOptions = {}) {
       registry.add(declaration);
       routeOptions.set(declaration.MODEL, registerOptions);
@@ -86,12 +102,12 @@ export function createRestApi(options: RestApiOptions = {}): RestApi {
         const service = new ResourceService(entry, registry, config, log, pipeline);
         services.set(entry.info.name, service);
         const chosen = routeOptions.get(entry.info.name)?.updateMultipleRoutes ?? ['batch', 'update-multiple'];
-        table.add(...resourceRoutes(service, { updateMultipleRoutes: chosen }));
+        table.add(...resourceRoutes(service, { updateMultipleRoutes: chosen, read: (input, read, run) => cache.serve(input, read, run) }));
       }
       const router = express.Router();
       router.use(express.json({ limit: options.bodyLimit ?? '1mb' }));
       router.use(contextMiddleware(null, options.context));
-      router.use(buildRouter(table, middlewares));
+      router.use(buildRouter(table, middlewares, { beforeRespond: (ctx) => cache.bump(ctx.touched) }));
       router.use(errorMiddleware(log));
       built = router;
       return router;
@@ -105,6 +121,7 @@ export function createRestApi(options: RestApiOptions = {}): RestApi {
       return service;
     },
     async close() {
+      await cache.close();
       for (const driver of registry.drivers()) await driver.close?.();
     },
   };

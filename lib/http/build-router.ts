@@ -34,22 +34,39 @@ export function contextMiddleware(route: RouteDefinition | null, init?: ContextI
   };
 }
 
-function handler(route: RouteDefinition): RequestHandler {
+function handler(route: RouteDefinition, options: RouterOptions): RequestHandler {
   return async (req: Request, res: Response): Promise<void> => {
     const ctx = contextOf(res);
-    const result = await route.handler({ req, res, ctx, params: mergeParams(req.query as Record<string, unknown>, req.body) });
+    let result: unknown;
+    try {
+      result = await route.handler({ req, res, ctx, params: mergeParams(req.query as Record<string, unknown>, req.body) });
+    } finally {
+      // also when a hook failed after a commit: what was written is written
+      await options.beforeRespond?.(ctx);
+    }
     if (route.answers === 'stream') return;
-    if (result instanceof Reply) res.status(result.status).json(serialize(result.body));
-    else res.status(200).json(serialize(result));
+    if (!(result instanceof Reply)) {
+      res.status(200).json(serialize(result));
+      return;
+    }
+    res.status(result.status).set(result.headers);
+    if (result.status === 304) res.end();
+    else if (result.json !== undefined) res.type('application/json').send(result.json);
+    else res.json(serialize(result.body));
   };
 }
 
+export interface RouterOptions {
+  /** Runs after a route's work, before its answer is sent (cache versions are bumped here). */
+  beforeRespond?: (ctx: RequestContext) => Promise<void>;
+}
+
 /** One Express router with every route of the table, each behind the context and the features' middleware. */
-export function buildRouter(table: RouteTable, middlewares: RouteMiddlewareFactory[]): Router {
+export function buildRouter(table: RouteTable, middlewares: RouteMiddlewareFactory[], options: RouterOptions = {}): Router {
   const router = express.Router();
   for (const route of table.all()) {
     const chain = middlewares.map((make) => make(route)).filter((m): m is RequestHandler => m !== null);
-    router[route.method](route.path, contextMiddleware(route), ...chain, handler(route));
+    router[route.method](route.path, contextMiddleware(route), ...chain, handler(route, options));
   }
   return router;
 }

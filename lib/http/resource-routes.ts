@@ -1,11 +1,13 @@
 import type { ResourceService } from '../service/resource-service';
-import type { RouteDefinition } from './routes';
+import type { ReadGate, RouteDefinition } from './routes';
 
 export type UpdateMultipleRoute = 'batch' | 'update-multiple';
 
 export interface ResourceRouteOptions {
   /** Which updateMultiple registrations to offer (spec: PATCH /batch and POST /update-multiple). */
   updateMultipleRoutes: UpdateMultipleRoute[];
+  /** Read-through for list, first and show (the read cache); runs the read directly by default. */
+  read: ReadGate;
 }
 
 type Spec = Pick<RouteDefinition, 'action' | 'method' | 'access' | 'summary' | 'handler'> & { path: string; name?: string };
@@ -18,8 +20,20 @@ export function resourceRoutes(service: ResourceService, options: ResourceRouteO
   const resource = service.entry.declaration.name;
   const id = (input: { req: { params: Record<string, unknown> } }) => String(input.req.params.id);
   const specs: Spec[] = [
-    { action: 'index', method: 'get', path: '', access: 'read', summary: 'List records', handler: ({ params, ctx }) => service.list(params, ctx) },
-    { action: 'first', method: 'get', path: '/first', access: 'read', summary: 'The first matching record', handler: ({ params, ctx }) => service.first(params, ctx) },
+    {
+      action: 'index', method: 'get', path: '', access: 'read', summary: 'List records',
+      handler: async (input) => {
+        const plan = await service.planList(input.params, input.ctx);
+        return options.read(input, { method: 'list_all', query: plan.query }, () => service.runList(plan, input.ctx));
+      },
+    },
+    {
+      action: 'first', method: 'get', path: '/first', access: 'read', summary: 'The first matching record',
+      handler: async (input) => {
+        const plan = await service.planList(input.params, input.ctx, { forFirst: true });
+        return options.read(input, { method: 'list_all', query: plan.query }, () => service.runFirst(plan, input.ctx));
+      },
+    },
     { action: 'validate', method: 'post', path: '/validate', access: 'create', summary: 'Validate a record without saving it', handler: ({ req, ctx }) => service.validate(req.body, ctx) },
   ];
   if (options.updateMultipleRoutes.includes('batch')) {
@@ -31,7 +45,13 @@ export function resourceRoutes(service: ResourceService, options: ResourceRouteO
   }
   specs.push(
     { action: 'deleteById', method: 'delete', path: '/batch', access: 'delete', summary: 'Delete several records', handler: ({ req, ctx }) => service.deleteById(req.body, ctx) },
-    { action: 'show', method: 'get', path: '/:id', access: 'read', summary: 'One record', handler: (input) => service.show(id(input), input.params, input.ctx) },
+    {
+      action: 'show', method: 'get', path: '/:id', access: 'read', summary: 'One record',
+      handler: async (input) => {
+        const plan = await service.planShow(id(input), input.params, input.ctx);
+        return options.read(input, { method: 'get_one', query: plan.query }, () => service.runShow(plan, input.ctx));
+      },
+    },
     { action: 'store', method: 'post', path: '', access: 'create', summary: 'Create one record or several', handler: ({ req, ctx }) => service.store(req.body, ctx) },
     { action: 'update', method: 'put', path: '/:id', access: 'update', summary: 'Update a record', handler: (input) => service.update(id(input), input.req.body, input.ctx) },
     { action: 'updatePatch', method: 'patch', path: '/:id', access: 'update', summary: 'Update a record', handler: (input) => service.update(id(input), input.req.body, input.ctx) },

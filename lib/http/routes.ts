@@ -1,5 +1,6 @@
 import type { Request, Response } from 'express';
 import type { RequestParams } from '../query';
+import type { ListQuery } from '../query/ast';
 import type { RequestContext } from '../service/request-context';
 
 export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
@@ -15,13 +16,31 @@ export interface RouteInput {
   params: RequestParams;
 }
 
-/** A JSON answer with a status other than 200 (201 created, 207 partial success). */
+/**
+ * A JSON answer with a status other than 200 (201 created, 207 partial success), headers, or a
+ * body already serialized (`json`, a cached entry); status 304 answers without a body.
+ */
 export class Reply {
   constructor(
     readonly status: number,
     readonly body: unknown,
+    readonly headers: Record<string, string> = {},
+    readonly json?: string,
   ) {}
 }
+
+/** A read about to run: what a read-through layer (the cache) needs to key it. */
+export interface PlannedRead {
+  /** list_all (index, first, relation lists) or get_one (show). */
+  method: 'list_all' | 'get_one';
+  /** The query as the driver will run it (scopes applied): the canonical form of the request. */
+  query: ListQuery;
+}
+
+/** Runs a planned read, possibly from a cache; the default just runs it. */
+export type ReadGate = (input: RouteInput, read: PlannedRead, run: () => Promise<unknown>) => Promise<unknown>;
+
+export const directRead: ReadGate = (_input, _read, run) => run();
 
 /**
  * One generated route. The router, the permission middleware and the API description are all

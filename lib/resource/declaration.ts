@@ -1,4 +1,5 @@
 import type { AnyObject, ObjectSchema } from 'yup';
+import type { ResourceCacheSettings } from '../cache/settings';
 import type { Driver } from '../driver';
 import type { ResourceHooks } from '../service/hooks';
 import type { ModelDeclaration } from './relation-declaration';
@@ -22,6 +23,8 @@ export interface ResourceDeclaration<M = unknown> extends ModelDeclaration<M> {
   };
   /** Application logic around each operation, with the request context (README "Hooks"). */
   hooks?: ResourceHooks;
+  /** Read cache settings of this resource over the API's (`false`: never cached). */
+  cache?: ResourceCacheSettings;
   /** Driver to use; detected from the model when absent. */
   driver?: Driver;
 }

@@ -18,6 +18,19 @@ import { plainObject, readIdList, readStoreBody } from './read-body';
 import type { RequestContext } from './request-context';
 import { addError, pickFillable, validateItem, type FieldErrors } from './validate-input';
 
+export interface PlannedList {
+  /** As parsed from the request (cursors are bound to it). */
+  parsed: ListQuery;
+  /** As the driver runs it: scopes, transforms and the beforeList hook applied (the cache key covers it). */
+  query: ListQuery;
+}
+
+export interface PlannedShow {
+  rawId: string;
+  id: Id;
+  query: ListQuery;
+}
+
 export interface WriteResult {
   success: true;
   model: Row;
@@ -65,28 +78,49 @@ export class ResourceService {
     return runHook(this.hooks.beforeList, this.pipeline.apply(parsed, ctx), ctx);
   }
 
-  async list(params: RequestParams, ctx: RequestContext, action = 'index'): Promise<ListEnvelope> {
-    const parsed = this.parseList(params);
-    const query = await this.prepareList(parsed, ctx);
-    const result = await this.timed(action, query, () => this.driver.list(query));
-    result.rows = await runHook(this.hooks.afterList, result.rows, ctx);
-    return listEnvelope(parsed, result);
+  /** A list read, planned: the parsed query (cursors are bound to it) and the query the driver will run. */
+  async planList(params: RequestParams, ctx: RequestContext, options: { forFirst?: boolean } = {}): Promise<PlannedList> {
+    const parsed = this.parseList(params, options);
+    return { parsed, query: await this.prepareList(parsed, ctx) };
   }
 
-  async first(params: RequestParams, ctx: RequestContext): Promise<{ data: Row | null }> {
-    const query = await this.prepareList(this.parseList(params, { forFirst: true }), ctx);
-    const result = await this.timed('first', query, () => this.driver.list(query));
+  async runList(plan: PlannedList, ctx: RequestContext, action = 'index'): Promise<ListEnvelope> {
+    const result = await this.timed(action, plan.query, () => this.driver.list(plan.query));
+    result.rows = await runHook(this.hooks.afterList, result.rows, ctx);
+    return listEnvelope(plan.parsed, result);
+  }
+
+  async list(params: RequestParams, ctx: RequestContext, action = 'index'): Promise<ListEnvelope> {
+    return this.runList(await this.planList(params, ctx), ctx, action);
+  }
+
+  async runFirst(plan: PlannedList, ctx: RequestContext): Promise<{ data: Row | null }> {
+    const result = await this.timed('first', plan.query, () => this.driver.list(plan.query));
     const rows = await runHook(this.hooks.afterList, result.rows, ctx);
     return { data: rows[0] ?? null };
   }
 
-  async show(rawId: string, params: RequestParams, ctx: RequestContext): Promise<Row> {
+  async first(params: RequestParams, ctx: RequestContext): Promise<{ data: Row | null }> {
+    return this.runFirst(await this.planList(params, ctx, { forFirst: true }), ctx);
+  }
+
+  /** A show, planned: the id (404 when it cannot be one) and the scoped by-id query. */
+  async planShow(rawId: string, params: RequestParams, ctx: RequestContext): Promise<PlannedShow> {
     const id = this.parseIdOr404(rawId);
     await this.hooks.beforeShow?.(id, ctx);
     const options = parseReadOptions(params, this.entry.info, this.registry, this.config);
-    const [row] = await this.read([id], options, ctx, undefined, 'show');
-    if (!row) throw this.notFound(rawId);
+    return { rawId, id, query: this.pipeline.apply(byIdsQuery(this.entry.info, [id], options), ctx) };
+  }
+
+  async runShow(plan: PlannedShow, ctx: RequestContext): Promise<Row> {
+    const { rows } = await this.timed('show', plan.query, () => this.driver.list(plan.query));
+    const row = inIdOrder(rows, [plan.id], this.entry.info.key)[0];
+    if (!row) throw this.notFound(plan.rawId);
     return runHook(this.hooks.afterShow, row, ctx);
+  }
+
+  async show(rawId: string, params: RequestParams, ctx: RequestContext): Promise<Row> {
+    return this.runShow(await this.planShow(rawId, params, ctx), ctx);
   }
 
   async store(body: unknown, ctx: RequestContext): Promise<WriteResult | BulkWriteResult> {
@@ -228,11 +262,10 @@ export class ResourceService {
   }
 
   /** Rows by id as the caller may see them (scopes applied), in the order of `ids`. */
-  async read(ids: Id[], options: ReadOptions, ctx: RequestContext, tx?: Transaction, action?: string): Promise<Row[]> {
+  async read(ids: Id[], options: ReadOptions, ctx: RequestContext, tx?: Transaction): Promise<Row[]> {
     if (ids.length === 0) return [];
     const query = this.pipeline.apply(byIdsQuery(this.entry.info, ids, options), ctx);
-    const run = () => this.driver.list(query, tx);
-    const { rows } = action ? await this.timed(action, query, run) : await this.db(run);
+    const { rows } = await this.db(() => this.driver.list(query, tx));
     return inIdOrder(rows, ids, this.entry.info.key);
   }
 

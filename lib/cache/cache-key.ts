@@ -1,0 +1,29 @@
+import { createHash } from 'node:crypto';
+
+/** `<prefix>:v1:version:<MODEL>`: a model's version counter (never expires). */
+export function versionKey(prefix: string, model: string): string {
+  return `${prefix}:v1:version:${model}`;
+}
+
+/**
+ * `<prefix>:v1:<hash>` over everything that can change the answer (spec rule 1): operation,
+ * model, route, HTTP method, the canonical query (after scopes and transforms, so equal queries
+ * share an entry), vary headers, the user, and the version of every model the read touches.
+ */
+export function entryKey(prefix: string, parts: Record<string, unknown>): string {
+  return `${prefix}:v1:${createHash('sha256').update(JSON.stringify(parts)).digest('base64url')}`;
+}
+
+/** A strong entity tag of a serialized body. */
+export function etagOf(body: string): string {
+  return `"${createHash('sha1').update(body).digest('base64url')}"`;
+}
+
+/** True when an If-None-Match header names the tag (or is `*`). */
+export function matchesTag(header: string | undefined, etag: string): boolean {
+  if (!header) return false;
+  return header.split(',').some((t) => {
+    const tag = t.trim().replace(/^W\//, '');
+    return tag === '*' || tag === etag;
+  });
+}

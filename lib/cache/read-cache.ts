@@ -1,0 +1,136 @@
+import { BadRequestError } from '../errors';
+import { Reply, type PlannedRead, type RouteInput } from '../http/routes';
+import { serialize } from '../http/serialize';
+import type { Loggers } from '../log/logger';
+import { toBoolean } from '../query/read-boolean';
+import { modelsRead } from '../query/walk';
+import { entryKey, etagOf, matchesTag, versionKey } from './cache-key';
+import { MemoryStore } from './memory-store';
+import { RedisStore } from './redis-store';
+import type { CacheSettings, ResourceCacheSettings } from './settings';
+import type { CacheEntry, CacheStore } from './store';
+
+/**
+ * The read cache: keys over the canonical query and model versions, `X-Cache` and `ETag` headers,
+ * 304 on a matching `If-None-Match` before any database work when the entry is cached, single
+ * flight for concurrent misses, versions bumped after commits. A failing store never fails a
+ * request (decision 43): reads go to the database and one line is logged per outage.
+ */
+export class ReadCache {
+  readonly store: CacheStore;
+  private readonly inflight = new Map<string, Promise<CacheEntry>>();
+  private down = false;
+
+  constructor(
+    readonly settings: CacheSettings,
+    private readonly log: Loggers,
+    private readonly resourceSettings: (model: string) => ResourceCacheSettings | undefined,
+    private readonly targetOf: (model: string, relation: string) => string,
+    store?: CacheStore,
+  ) {
+    this.store = store ?? ReadCache.makeStore(settings);
+  }
+
+  private static makeStore(settings: CacheSettings): CacheStore {
+    if (settings.store === 'redis') {
+      if (!settings.redisUrl) throw new Error('REST_CACHE_STORE=redis needs REDIS_URL (or cache.redisUrl).');
+      return new RedisStore(settings.redisUrl);
+    }
+    return new MemoryStore({ maxEntries: settings.maxEntries, maxBytes: settings.maxBytes });
+  }
+
+  /** Serves a planned read from the cache or runs it and stores the answer. */
+  async serve(input: RouteInput, read: PlannedRead, run: () => Promise<unknown>): Promise<unknown> {
+    const own = this.resourceSettings(read.query.model);
+    if (!this.settings.enabled || own === false) return run();
+    const methods = own?.cacheableMethods ?? this.settings.cacheableMethods;
+    if (!methods.includes(read.method)) return run();
+    const ttl = this.ttlOf(input, read, own);
+    if (this.bypassed(input)) return this.reply(await this.fill(null, run, 0), input, 'bypass');
+
+    const models = modelsRead(read.query, this.targetOf);
+    const versions = await this.guard(() => this.store.versions(models.map((m) => versionKey(this.settings.prefix, m))), null);
+    if (!versions) return this.reply(await this.fill(null, run, 0), input, 'miss');
+    const vary = own?.varyHeaders ?? this.settings.varyHeaders;
+    const key = entryKey(this.settings.prefix, {
+      op: read.method,
+      model: read.query.model,
+      route: input.ctx.route,
+      method: input.req.method,
+      query: read.query,
+      vary: vary.map((h) => input.req.get(h) ?? null),
+      user: input.ctx.user?.id ?? null,
+      versions: Object.fromEntries(models.map((m, i) => [m, versions[i]])),
+    });
+    const cached = await this.guard(() => this.store.get(key), null);
+    if (cached) return this.reply(cached, input, 'hit');
+    let pending = this.inflight.get(key);
+    if (!pending) {
+      pending = this.fill(key, run, ttl).finally(() => this.inflight.delete(key));
+      this.inflight.set(key, pending);
+    }
+    return this.reply(await pending, input, 'miss');
+  }
+
+  /** Bumps the versions of every model a committed write touched. */
+  async bump(models: Iterable<string>): Promise<void> {
+    const keys = [...new Set(models)].map((m) => versionKey(this.settings.prefix, m));
+    if (!this.settings.enabled || keys.length === 0) return;
+    await this.guard(() => this.store.bump(keys), undefined);
+  }
+
+  close(): Promise<void> {
+    return this.store.close();
+  }
+
+  private async fill(key: string | null, run: () => Promise<unknown>, ttl: number): Promise<CacheEntry> {
+    const body = JSON.stringify(serialize(await run()));
+    const entry = { body, etag: etagOf(body) };
+    if (key) await this.guard(() => this.store.set(key, entry, ttl), undefined);
+    return entry;
+  }
+
+  private reply(entry: CacheEntry, input: RouteInput, state: 'hit' | 'miss' | 'bypass'): Reply {
+    const headers = { 'X-Cache': state, ETag: entry.etag };
+    if (state !== 'bypass' && matchesTag(input.req.get('if-none-match'), entry.etag)) return new Reply(304, null, headers);
+    return new Reply(200, null, headers, entry.body);
+  }
+
+  private bypassed(input: RouteInput): boolean {
+    const raw = input.params.cache;
+    if (raw === undefined || raw === null || raw === '') return false;
+    const value = toBoolean(raw);
+    if (value === undefined) throw new BadRequestError('The cache parameter must be true or false.', 'cache');
+    return !value;
+  }
+
+  private ttlOf(input: RouteInput, read: PlannedRead, own: Exclude<ResourceCacheSettings, false> | undefined): number {
+    const raw = input.params.cache_ttl;
+    if (raw !== undefined && raw !== null && raw !== '') {
+      const n = typeof raw === 'number' ? raw : typeof raw === 'string' && /^\s*\d+\s*$/.test(raw) ? Number(raw) : NaN;
+      if (!Number.isInteger(n) || n < 1 || n > 86_400 * 30) throw new BadRequestError('The cache_ttl parameter must be a whole number of seconds between 1 and 2592000.', 'cache_ttl');
+      return n;
+    }
+    if (own && own.ttlByMethod?.[read.method]) return own.ttlByMethod[read.method];
+    if (own?.ttl) return own.ttl;
+    return this.settings.ttlByMethod[read.method] ?? this.settings.ttl;
+  }
+
+  /** Runs a store call; on failure logs once per outage and answers `fallback`. */
+  private async guard<T, F>(work: () => Promise<T>, fallback: F): Promise<T | F> {
+    try {
+      const value = await work();
+      if (this.down) {
+        this.down = false;
+        this.log.app.info('read cache: the store answers again');
+      }
+      return value;
+    } catch (error) {
+      if (!this.down) {
+        this.down = true;
+        this.log.app.warn('read cache: the store failed; serving from the database until it is back', { error: (error as Error).message });
+      }
+      return fallback;
+    }
+  }
+}
