@@ -1,6 +1,6 @@
 import type { Server } from 'node:http';
 import winston from 'winston';
-import { startMongo, startPostgres } from '../lib/testing';
+import { startMongo, startPostgres, startRedis, type RedisHandle } from '../lib/testing';
 import { createExampleApp, API_PREFIX, type ExampleApp } from './app';
 
 /**
@@ -52,6 +52,9 @@ async function main(): Promise<void> {
 
   // startMongo/startPostgres use MONGODB_URI/DATABASE_URL when set, else an embedded database.
   const database = driver === 'mongo' ? await startMongo() : await startPostgres();
+  // REST_CACHE_STORE=redis: REDIS_URL, else a redis-server from PATH started by the testing kit
+  let redis: RedisHandle | null = null;
+  if (process.env.REST_CACHE_STORE === 'redis') redis = await startRedis();
   let example: ExampleApp | null = null;
   let server: Server | null = null;
 
@@ -64,6 +67,7 @@ async function main(): Promise<void> {
       if (server) await new Promise<void>((resolve) => server!.close(() => resolve()));
       await example?.close();
     } finally {
+      await redis?.stop();
       await database.stop();
     }
   };
@@ -88,6 +92,7 @@ async function main(): Promise<void> {
       seed,
       logger,
       adminToken: process.env.EXAMPLE_ADMIN_TOKEN || undefined,
+      apiOptions: redis ? { cache: { redisUrl: redis.url } } : undefined,
     });
     const { info } = example;
     logger.info(`database: ${info.location} (${driver === 'mongo' ? 'MongoDB' : 'PostgreSQL'}, ${database.kind})`);
