@@ -5,6 +5,8 @@ import { cacheSettingsFromEnv, type CacheSettings } from './cache/settings';
 import type { CacheStore } from './cache/store';
 import { configFromEnv, type RestConfig } from './config';
 import { buildRouter, contextMiddleware, type ContextInit, type RouteMiddlewareFactory } from './http/build-router';
+import { exportRoutes } from './export/export-routes';
+import { tableTemplate, type PdfTemplate } from './export/pdf-templates';
 import { errorMiddleware } from './http/error-middleware';
 import { resourceRoutes, type UpdateMultipleRoute } from './http/resource-routes';
 import { RouteTable } from './http/routes';
@@ -41,6 +43,8 @@ export interface RestApi {
   routes(): RouteTable;
   /** The service of a registered resource (by MODEL), for application routes; call after `router()`. */
   service(model: string): ResourceService;
+  /** Adds a named PDF export template (`template=<name>`); `pdf`, the default table, is built in. */
+  registerPdfTemplate(name: string, make: () => PdfTemplate): RestApi;
   /** Puts middleware in front of the generated routes it chooses (permissions, cache, ...). */
   useRouteMiddleware(factory: RouteMiddlewareFactory): RestApi;
   readonly registry: Registry;
@@ -64,6 +68,7 @@ export function createRestApi(options: RestApiOptions = {}): RestApi {
   const middlewares: RouteMiddlewareFactory[] = [];
   const routeOptions = new Map<string, RegisterOptions>();
   let built: Router | null = null;
+  const templates = new Map<string, () => PdfTemplate>([['pdf', tableTemplate]]);
   const cache = new ReadCache(
     cacheSettingsFromEnv(options.cache),
     log,
@@ -90,6 +95,10 @@ export function createRestApi(options: RestApiOptions = {}): RestApi {
       routeOptions.set(declaration.MODEL, registerOptions);
       return api;
     },
+    registerPdfTemplate(name, make) {
+      templates.set(name, make);
+      return api;
+    },
     useRouteMiddleware(factory) {
       if (built) throw new Error('Route middleware must be added before router() is called.');
       middlewares.push(factory);
@@ -103,6 +112,7 @@ export function createRestApi(options: RestApiOptions = {}): RestApi {
         services.set(entry.info.name, service);
         const chosen = routeOptions.get(entry.info.name)?.updateMultipleRoutes ?? ['batch', 'update-multiple'];
         table.add(...resourceRoutes(service, { updateMultipleRoutes: chosen, read: (input, read, run) => cache.serve(input, read, run) }));
+        table.add(...exportRoutes(service, { catalog: registry, config, log, templates }));
       }
       const router = express.Router();
       router.use(express.json({ limit: options.bodyLimit ?? '1mb' }));

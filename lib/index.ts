@@ -13,3 +13,4 @@ export { QueryPipeline, type ScopeProvider, type QueryTransform } from './servic
 export type { Filter, ListQuery, Condition, Scalar, Operator } from './query/ast';
 export { allOf, equalities } from './query/walk';
 export { configFromEnv, type RestConfig } from './config';
+export type { PdfTemplate } from './export/pdf-templates';

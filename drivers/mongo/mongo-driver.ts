@@ -1,6 +1,6 @@
 import type { ClientSession, Db, Document } from 'mongodb';
 import type { Connection, Model } from 'mongoose';
-import type { DatabaseErrorInfo, DescribedModel, Driver, Id, ListResult, Row, Transaction, UpdateItem } from '../../lib/driver';
+import type { DatabaseErrorInfo, DescribedModel, Driver, Id, ListResult, Row, StreamCapability, Transaction, UpdateItem } from '../../lib/driver';
 import type { ListQuery, Scalar } from '../../lib/query/ast';
 import type { ModelDeclaration } from '../../lib/resource/relation-declaration';
 import type { Catalog } from '../../lib/resource/model-info';
@@ -85,6 +85,27 @@ export class MongoDriver implements Driver {
       return { rows: visible.map((d) => serialize(d, plan.shape)), hasMore, nextAfter };
     }
     return { rows: docs.map((d) => serialize(d, plan.shape)) };
+  }
+
+  /** Export rows from one aggregation cursor, read in batches; closing on abort stops the server-side cursor. */
+  readonly streams: StreamCapability = {
+    stream: (query, signal) => this.stream(query, signal),
+  };
+
+  private async *stream(query: ListQuery, signal?: AbortSignal): AsyncGenerator<Row> {
+    const plan = this.compile({ ...query, page: null, limit: null });
+    const cursor = this.db().collection(plan.collection).aggregate<Document>(plan.pipeline, { batchSize: 500 });
+    const abort = (): void => void cursor.close().catch(() => undefined);
+    signal?.addEventListener('abort', abort, { once: true });
+    try {
+      for await (const doc of cursor) {
+        if (signal?.aborted) return;
+        yield serialize(doc, plan.shape);
+      }
+    } finally {
+      signal?.removeEventListener('abort', abort);
+      await cursor.close().catch(() => undefined);
+    }
   }
 
   async existingIds(model: string, ids: Id[], tx?: Transaction): Promise<Id[]> {

@@ -104,6 +104,14 @@ export class ResourceService {
     return this.runFirst(await this.planList(params, ctx, { forFirst: true }), ctx);
   }
 
+  /** How many records a query matches (one count; the query's page and loads are ignored). */
+  async count(query: ListQuery): Promise<number> {
+    const key = this.entry.info.key;
+    const probe: ListQuery = { ...query, select: [key], relations: [], page: { kind: 'offset', page: 1, size: 1 }, limit: null };
+    const { total } = await this.timed('count', probe, () => this.driver.list(probe));
+    return total ?? 0;
+  }
+
   /** A show, planned: the id (404 when it cannot be one) and the scoped by-id query. */
   async planShow(rawId: string, params: RequestParams, ctx: RequestContext): Promise<PlannedShow> {
     const id = this.parseIdOr404(rawId);

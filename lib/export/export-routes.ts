@@ -1,0 +1,94 @@
+import { BadRequestError } from '../errors';
+import type { RouteDefinition, RouteInput } from '../http/routes';
+import type { Loggers } from '../log/logger';
+import { parseSelect } from '../query/parse-select';
+import type { RestConfig } from '../config';
+import type { Catalog } from '../resource/model-info';
+import type { ResourceService } from '../service/resource-service';
+import { cellValue, exportColumns, exportReads } from './export-columns';
+import { contentDisposition, exportFilename } from './export-filename';
+import { writeExcel } from './excel-writer';
+import type { PdfTemplate } from './pdf-templates';
+import { writePdf } from './pdf-writer';
+import { rowSource } from './row-source';
+
+export type ExportFormat = 'excel' | 'pdf';
+
+const FORMAT = {
+  excel: { extension: 'xlsx', type: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet', fallback: 'excel.xlsx' },
+  pdf: { extension: 'pdf', type: 'application/pdf', fallback: 'pdf_file.pdf' },
+} as const;
+
+export interface ExportOptions {
+  catalog: Catalog;
+  config: RestConfig;
+  log: Loggers;
+  templates: ReadonlyMap<string, () => PdfTemplate>;
+}
+
+/**
+ * One export request: every parameter is checked and the filter's count read before the first
+ * byte (a problem is still a JSON 4xx); then rows stream from the database into the writer. An
+ * error after the first byte aborts the response, so a cut file never looks complete.
+ */
+export async function runExport(input: RouteInput, service: ResourceService, format: ExportFormat, options: ExportOptions, fallbackName?: string): Promise<void> {
+  const { req, res, ctx, params } = input;
+  const info = service.entry.info;
+  const parsed = service.parseList(params);
+  const columns = exportColumns(params.columns, parseSelect(params.select, info, options.config), info, options.catalog);
+  const template = format === 'pdf' ? pickTemplate(params.template, options.templates) : null;
+  const spec = FORMAT[format];
+  const filename = exportFilename(params.filename, fallbackName ?? spec.fallback, spec.extension);
+  const query = await service.prepareList({ ...parsed, ...exportReads(columns, info), page: null, limit: null }, ctx);
+  const total = await service.count(query);
+
+  res.status(200);
+  res.setHeader('Content-Type', spec.type);
+  res.setHeader('Content-Disposition', contentDisposition(filename));
+  res.setHeader('X-Total-Count', String(total));
+  const started = performance.now();
+  const driver = service.entry.driver;
+  const rows = (async function* () {
+    for await (const row of rowSource(driver, query, ctx.signal)) yield columns.map((c) => cellValue(row, c));
+  })();
+  try {
+    const written =
+      format === 'excel'
+        ? await writeExcel(res, columns.map((c) => ({ header: c.header, type: fieldType(options.catalog, info.name, c) })), rows, ctx.signal)
+        : await writePdf(res, columns.map((c) => c.header), rows, template!, ctx.signal);
+    const ms = Math.round(performance.now() - started);
+    if (ms > 2000) options.log.app.info(`${req.method} ${req.originalUrl}: exported ${written} rows in ${ms} ms`, { rows: written, duration_ms: ms });
+  } catch (error) {
+    options.log.app.error(`${req.method} ${req.originalUrl}: export aborted`, { error: (error as Error).message });
+    res.destroy(error as Error);
+  }
+}
+
+function pickTemplate(raw: unknown, templates: ReadonlyMap<string, () => PdfTemplate>): PdfTemplate {
+  const name = raw === undefined || raw === null || raw === '' ? 'pdf' : raw;
+  const make = typeof name === 'string' ? templates.get(name) : undefined;
+  if (!make) throw new BadRequestError(`Unknown PDF template "${String(name)}". Available templates: ${[...templates.keys()].join(', ')}.`, 'template');
+  return make();
+}
+
+function fieldType(catalog: Catalog, model: string, column: { relation: string | null; field: string }) {
+  const owner = column.relation ? catalog.model(catalog.model(model).relations[column.relation].target) : catalog.model(model);
+  return owner.fields[column.field].type;
+}
+
+/** `GET /{resource}/export/excel` and `/export/pdf` (placed before `/:id` in the table). */
+export function exportRoutes(service: ResourceService, options: ExportOptions): RouteDefinition[] {
+  const resource = service.entry.declaration.name;
+  return (['excel', 'pdf'] as const).map((format) => ({
+    name: `${resource}.export${format === 'excel' ? 'Excel' : 'Pdf'}`,
+    resource,
+    model: service.name,
+    action: format === 'excel' ? 'exportExcel' : 'exportPdf',
+    method: 'get' as const,
+    path: `/${resource}/export/${format}`,
+    access: 'read' as const,
+    answers: 'stream' as const,
+    summary: format === 'excel' ? 'Export the filtered list as a spreadsheet' : 'Export the filtered list as a PDF table',
+    handler: (input: RouteInput) => runExport(input, service, format, options),
+  }));
+}
