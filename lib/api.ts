@@ -8,6 +8,8 @@ import { buildRouter, contextMiddleware, type ContextInit, type RouteMiddlewareF
 import { exportRoutes } from './export/export-routes';
 import { tableTemplate, type PdfTemplate } from './export/pdf-templates';
 import { errorMiddleware } from './http/error-middleware';
+import { buildOpenApi, type OpenApiOptions } from './openapi/build-document';
+import { docsRouter } from './openapi/docs-router';
 import { resourceRoutes, type UpdateMultipleRoute } from './http/resource-routes';
 import { RouteTable } from './http/routes';
 import { createLoggers, type Loggers } from './log/logger';
@@ -39,6 +41,10 @@ export interface RestApi {
   register(declaration: ResourceDeclaration, options?: RegisterOptions): RestApi;
   /** An Express router with every registered resource under `/<name>`; mount it under your prefix. */
   router(): Router;
+  /** An OpenAPI 3.1 document of every generated route (call after `router()`). */
+  openapi(options?: OpenApiOptions): Record<string, unknown>;
+  /** `GET /openapi.json` and a browsable page at `/docs` (swagger-ui-dist, served locally); mount beside `router()`. */
+  docsRouter(options?: OpenApiOptions): Router;
   /** The table of every generated route (built by `router()`). */
   routes(): RouteTable;
   /** The service of a registered resource (by MODEL), for application routes; call after `router()`. */
@@ -124,6 +130,13 @@ export function createRestApi(options: RestApiOptions = {}): RestApi {
     },
     routes() {
       return table;
+    },
+    docsRouter(openApiOptions) {
+      return docsRouter(() => api.openapi(openApiOptions), { title: openApiOptions?.title });
+    },
+    openapi(openApiOptions) {
+      if (!built) throw new Error('api.openapi() describes the routes built by router(): call router() first.');
+      return buildOpenApi(table, registry, openApiOptions);
     },
     service(model) {
       const service = services.get(model);
