@@ -141,5 +141,7 @@ export function buildOpenApi(table: RouteTable, registry: Registry, options: Ope
     servers: [{ url: options.serverUrl ?? '/' }],
     paths,
     components,
+    // route segment -> record schema name, for the typed client's generator
+    'x-resources': Object.fromEntries(registry.entriesList().map((e) => [e.declaration.name, pascal(e.info.name)])),
   };
 }

@@ -1,0 +1,123 @@
+import { FilterBuilder, toOper, type FilterNode } from './filter';
+
+/** What the generator writes per resource: the record, its create and update bodies. */
+export interface ResourceTypes {
+  record: object;
+  create: object;
+  update: object;
+}
+
+export type ApiSchema = Record<string, ResourceTypes>;
+
+export interface ListOptions<R> {
+  filter?: (f: FilterBuilder<R>) => FilterNode;
+  attr?: Partial<R>;
+  select?: Array<keyof R & string>;
+  relations?: string[];
+  orderby?: Array<Partial<Record<keyof R & string, 'asc' | 'desc'>>>;
+  pagination?: { page: number; pageSize?: number } | { infinity: true; pageSize?: number; cursor?: string };
+}
+
+export interface OffsetPage<R> {
+  current_page: number;
+  data: R[];
+  total: number;
+  per_page: number;
+  last_page: number;
+  from: number | null;
+  to: number | null;
+}
+
+/** An error answer of the API, thrown by the client. */
+export class ApiRequestError extends Error {
+  constructor(
+    readonly status: number,
+    readonly body: { message?: string; type?: string; [key: string]: unknown },
+  ) {
+    super(body.message ?? `HTTP ${status}`);
+  }
+}
+
+export interface ClientOptions {
+  /** Where the API is mounted: `http://localhost:3000/api/v1`. */
+  baseUrl: string;
+  headers?: Record<string, string>;
+  fetch?: typeof fetch;
+}
+
+type Id = string | number;
+
+/** The operations of one resource, typed by its generated types. */
+export class ResourceClient<T extends ResourceTypes> {
+  constructor(
+    private readonly options: ClientOptions,
+    readonly name: string,
+  ) {}
+
+  list(options: ListOptions<T['record']> & { pagination: { page: number; pageSize?: number } }): Promise<OffsetPage<T['record']>>;
+  list(options?: ListOptions<T['record']>): Promise<{ data: Array<T['record']> }>;
+  list(options: ListOptions<T['record']> = {}): Promise<unknown> {
+    return this.call('GET', `/${this.name}`, undefined, this.params(options));
+  }
+
+  first(options: ListOptions<T['record']> = {}): Promise<{ data: T['record'] | null }> {
+    return this.call('GET', `/${this.name}/first`, undefined, this.params(options));
+  }
+
+  show(id: Id, options: Pick<ListOptions<T['record']>, 'select' | 'relations'> = {}): Promise<T['record']> {
+    return this.call('GET', `/${this.name}/${encodeURIComponent(String(id))}`, undefined, this.params(options));
+  }
+
+  create(body: T['create']): Promise<{ success: true; model: T['record'] }> {
+    return this.call('POST', `/${this.name}`, body);
+  }
+
+  update(id: Id, body: T['update']): Promise<{ success: true; model: T['record'] }> {
+    return this.call('PATCH', `/${this.name}/${encodeURIComponent(String(id))}`, body);
+  }
+
+  destroy(id: Id): Promise<{ success: true; model: T['record'] }> {
+    return this.call('DELETE', `/${this.name}/${encodeURIComponent(String(id))}`);
+  }
+
+  /** Any other route under this resource (relation routes, restore, ...). */
+  request<R = unknown>(method: string, path: string, body?: unknown, query?: Record<string, unknown>): Promise<R> {
+    return this.call(method, `/${this.name}${path}`, body, query ? this.encode(query) : undefined);
+  }
+
+  private params(options: ListOptions<T['record']>): Record<string, string> {
+    const { filter, ...rest } = options;
+    return this.encode({ ...rest, ...(filter ? { oper: toOper(filter(new FilterBuilder<T['record']>())) } : {}) });
+  }
+
+  private encode(values: Record<string, unknown>): Record<string, string> {
+    const out: Record<string, string> = {};
+    for (const [key, value] of Object.entries(values)) {
+      if (value === undefined) continue;
+      out[key] = typeof value === 'string' ? value : JSON.stringify(value);
+    }
+    return out;
+  }
+
+  private async call<R>(method: string, path: string, body?: unknown, query?: Record<string, string>): Promise<R> {
+    const url = new URL(this.options.baseUrl.replace(/\/$/, '') + path);
+    for (const [k, v] of Object.entries(query ?? {})) url.searchParams.set(k, v);
+    const doFetch = this.options.fetch ?? fetch;
+    const res = await doFetch(url, {
+      method,
+      headers: { accept: 'application/json', ...(body !== undefined ? { 'content-type': 'application/json' } : {}), ...this.options.headers },
+      body: body !== undefined ? JSON.stringify(body) : undefined,
+    });
+    const text = await res.text();
+    const parsed = text ? (JSON.parse(text) as unknown) : null;
+    if (!res.ok && res.status !== 207) throw new ApiRequestError(res.status, (parsed ?? {}) as ApiRequestError['body']);
+    return parsed as R;
+  }
+}
+
+/** A client of an API whose types were generated (`npm run generate-client`). */
+export function createClient<S extends { [K in keyof S]: ResourceTypes }>(options: ClientOptions): { [K in keyof S & string]: ResourceClient<S[K]> } {
+  return new Proxy({} as { [K in keyof S & string]: ResourceClient<S[K]> }, {
+    get: (cache, name: string) => ((cache as Record<string, unknown>)[name] ??= new ResourceClient(options, name)),
+  });
+}
