@@ -8,6 +8,8 @@ export interface RestConfig {
   maxConditions: number;
   defaultPageSize: number;
   maxPageSize: number;
+  /** REST_MAX_UNPAGINATED: most rows a list without pagination returns (then `truncated: true`). */
+  maxUnpaginated: number;
   /** REST_VALIDATE_COLUMNS: check field names against the model. */
   validateColumns: boolean;
   /** REST_STRICT_COLUMNS: unknown select/orderby columns are a 400 (else dropped). */
@@ -38,6 +40,7 @@ export function configFromEnv(overrides: Partial<RestConfig> = {}): RestConfig {
     maxConditions: envInt('REST_MAX_CONDITIONS', 100),
     defaultPageSize: envInt('REST_DEFAULT_PAGE_SIZE', 15),
     maxPageSize: envInt('REST_MAX_PAGE_SIZE', 1000),
+    maxUnpaginated: envInt('REST_MAX_UNPAGINATED', 1000),
     validateColumns: envBool('REST_VALIDATE_COLUMNS', true),
     strictColumns: envBool('REST_STRICT_COLUMNS', true),
     operators: OPERATORS,

@@ -69,6 +69,13 @@ function element(value: unknown, level: Level, state: State, conjunctive: boolea
 
 function group(kind: 'and' | 'or', value: unknown, level: Level, state: State): Filter | null {
   const conjunctive = level.conjunctive && kind === 'and';
+  // An object as the value of a group: its members are joined by the group's own kind, so
+  // {"or": {"and": [A, B], "or": [C, D]}} is (A AND B) OR (C OR D).
+  if (isPlainObject(value)) {
+    const inner: Level = { ...level, depth: level.depth + 1, conjunctive };
+    checkDepth(inner.depth, state);
+    return combine(kind, members(value, inner, state));
+  }
   const items = Array.isArray(value) ? value : [value];
   const filters: Filter[] = [];
   for (const item of items) {
@@ -114,15 +121,20 @@ function relationKey(key: string, value: unknown, level: Level, state: State): F
   return wrapped as Filter;
 }
 
-/** The keys of one object at `level` (already depth-checked); siblings are combined with AND. */
-function nodeBody(value: Record<string, unknown>, level: Level, state: State): Filter | null {
+/** The filters of an object's keys at `level` (already depth-checked). */
+function members(value: Record<string, unknown>, level: Level, state: State): Filter[] {
   const filters: Filter[] = [];
   for (const [key, v] of clientEntries(value, PARAM)) {
     const lower = key.toLowerCase();
     const f = lower === 'and' || lower === 'or' ? group(lower, v, level, state) : relationKey(key, v, level, state);
     if (f) filters.push(f);
   }
-  return combine('and', filters);
+  return filters;
+}
+
+/** The keys of one object at `level`; siblings are combined with AND. */
+function nodeBody(value: Record<string, unknown>, level: Level, state: State): Filter | null {
+  return combine('and', members(value, level, state));
 }
 
 function node(value: Record<string, unknown>, level: Level, state: State): Filter | null {

@@ -57,7 +57,8 @@ export function parseListQuery(
     relations: nested ? applyNestedFilters(relations, parsed.relationFilters) : relations,
     order,
     page,
-    limit: options.forFirst ? 1 : null,
+    // without pagination one row more than the cap is read, so the envelope can say the list was cut
+    limit: options.forFirst ? 1 : page ? null : config.maxUnpaginated + 1,
     nested,
   };
 }

@@ -19,12 +19,23 @@ export interface CursorEnvelope {
   has_more: boolean;
 }
 
-export type ListEnvelope = { data: Row[] } | OffsetEnvelope | CursorEnvelope;
+/** A list without pagination; `truncated` appears (true) only when the row cap cut it. */
+export interface DataEnvelope {
+  data: Row[];
+  truncated?: true;
+}
+
+export type ListEnvelope = DataEnvelope | OffsetEnvelope | CursorEnvelope;
 
 /** Wraps a driver result in the envelope of the query's pagination mode (decisions 15-16). */
 export function listEnvelope(query: ListQuery, result: ListResult): ListEnvelope {
   const page = query.page;
-  if (!page) return { data: result.rows };
+  if (!page) {
+    // the parser asks for one row over the cap (limit = cap + 1): getting it means there were more
+    const cap = query.limit !== null && query.limit > 1 ? query.limit - 1 : null;
+    if (cap !== null && result.rows.length > cap) return { data: result.rows.slice(0, cap), truncated: true };
+    return { data: result.rows };
+  }
   if (page.kind === 'offset') {
     const total = result.total ?? 0;
     const empty = result.rows.length === 0;

@@ -16,6 +16,8 @@ interface Case {
 }
 
 const cases: Case[] = [
+  // an object as the value of a group joins its members with that group's kind
+  { title: 'or over an object: (A AND B) OR (C OR D)', oper: { or: { and: ['status|=|active', 'price|>|1000'], or: ['name|=|Delta Book', 'name|=|Zeta Book'] } }, expected: ['Delta Book', 'Gamma Laptop', 'Zeta Book'] },
   // comparison
   { title: '= on a string field', oper: { and: ['name|=|Gamma Laptop'] }, expected: ['Gamma Laptop'] },
   { title: '!= on a string field', oper: { and: ['status|!=|active'] }, expected: ['Delta Book', 'Zeta Book', 'beta phone'] },

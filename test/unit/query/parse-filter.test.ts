@@ -34,6 +34,8 @@ const cases: Case[] = [
   { name: 'an array is an and list', oper: ['status|=|active', 'price|=|0'], expected: and(active, free) },
   { name: 'upper-case AND key', oper: { AND: ['status|=|active', 'price|=|0'] }, expected: and(active, free) },
   { name: 'an object as the value of and', oper: { and: { or: ['status|=|active', 'price|=|0'] } }, expected: or(active, free) },
+  { name: 'an object as the value of or joins its members with OR', oper: { or: { and: ['status|=|active', 'price|=|0'], or: ['stock|>|1', 'stock|<|0'] } }, expected: or(and(active, free), cond('stock', '>', 1), cond('stock', '<', 0)) },
+  { name: 'an object as the value of and joins its members with AND', oper: { and: { and: ['status|=|active'], or: ['price|=|0', 'stock|>|1'] } }, expected: and(active, or(free, cond('stock', '>', 1))) },
   { name: 'a string as the value of or', oper: { or: 'price|=|0' }, expected: free },
   { name: 'nested or inside and', oper: { and: ['stock|>|1', { or: ['status|=|active', 'price|=|0'] }] }, expected: and(cond('stock', '>', 1), or(active, free)) },
   { name: 'nested and inside or', oper: { or: ['stock|>|1', { and: ['status|=|active', 'price|=|0'] }] }, expected: or(cond('stock', '>', 1), and(active, free)) },

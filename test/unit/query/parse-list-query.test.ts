@@ -6,10 +6,10 @@ import { and, cond, expectBadRequest, list, load, related } from './helpers';
 const byId = { relations: [], field: 'id', direction: 'asc' as const };
 
 describe('query: parseListQuery as a whole', () => {
-  it('no parameters: everything, ordered by id, unpaginated', () => {
+  it('no parameters: everything up to the unpaginated cap (one row over it, to tell a cut list), ordered by id', () => {
     const q = list({});
     const expected: ListQuery & { nested: boolean } = {
-      model: 'product', filter: null, select: null, relations: [], order: [byId], page: null, limit: null, nested: false,
+      model: 'product', filter: null, select: null, relations: [], order: [byId], page: null, limit: 1001, nested: false,
     };
     expect(q).to.deep.equal(expected);
   });
@@ -49,7 +49,7 @@ describe('query: parseListQuery as a whole', () => {
   ];
   for (const c of absent) {
     it(c.name, () => {
-      expect(list(c.params)).to.deep.equal({ model: 'product', filter: null, select: null, relations: [], order: [byId], page: null, limit: null, nested: false });
+      expect(list(c.params)).to.deep.equal({ model: 'product', filter: null, select: null, relations: [], order: [byId], page: null, limit: 1001, nested: false });
     });
   }
 
