@@ -160,6 +160,13 @@ export class MongoDriver implements Driver {
     return deleted.map((id) => String(outputValue(id)));
   }
 
+  /** A pivot collection is known when a mongoose model of this connection stores it; its columns are the schema paths. */
+  pivotColumns(table: string): string[] | null {
+    const models = Object.values(this.conn().models) as AnyModel[];
+    const model = models.find((m) => m.collection.collectionName === table);
+    return model ? Object.keys(model.schema.paths) : null;
+  }
+
   translateError(error: unknown): DatabaseErrorInfo | null {
     return translateMongoError(error);
   }

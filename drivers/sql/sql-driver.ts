@@ -135,6 +135,17 @@ export class SqlDriver implements Driver {
     }
   }
 
+  /** A pivot table is known when a Sequelize model of this instance maps it; its columns are the attributes' fields. */
+  pivotColumns(table: string): string[] | null {
+    const models = Object.values(this.db().models) as AnyModel[];
+    const model = models.find((m) => {
+      const name = m.getTableName() as string | { tableName: string };
+      return (typeof name === 'string' ? name : name.tableName) === table;
+    });
+    if (!model) return null;
+    return Object.entries(attributesOf(model)).flatMap(([name, attr]) => [name, (attr as { field?: string }).field ?? name]);
+  }
+
   translateError(error: unknown): DatabaseErrorInfo | null {
     return translateSqlError(error, this.tables);
   }

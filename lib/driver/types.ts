@@ -169,6 +169,9 @@ export interface Driver {
   /** The native form of a list query (pipeline / SQL), for the query log (LOG_QUERY=true). */
   compile?(query: ListQuery): unknown;
 
+  /** Columns of a pivot table / collection the database layer knows (null: unknown), for start-up checks. */
+  pivotColumns?(table: string): string[] | null;
+
   /** Close connections owned by the driver (not the application's). */
   close?(): Promise<void>;
 

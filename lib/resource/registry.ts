@@ -1,4 +1,5 @@
 import type { Driver } from '../driver';
+import { checkDeclarationFields, checkDeclarationShape, DeclarationError } from './check-declaration';
 import type { ResourceDeclaration } from './declaration';
 import type { Catalog, ModelInfo } from './model-info';
 import { DriverPool } from '../driver/load-driver';
@@ -29,7 +30,10 @@ export class Registry implements Catalog {
 
   add(declaration: ResourceDeclaration): void {
     if (this.built) throw new Error('Resources must be registered before router() is called.');
-    if (this.declarations.has(declaration.MODEL)) throw new Error(`Resource ${declaration.MODEL} is registered twice.`);
+    checkDeclarationShape(declaration);
+    if (this.declarations.has(declaration.MODEL)) throw new DeclarationError(declaration.MODEL, 'MODEL', 'registered twice; give each resource its own MODEL.');
+    const sameName = [...this.declarations.values()].find((d) => d.name === declaration.name);
+    if (sameName) throw new DeclarationError(declaration.MODEL, 'name', `"${declaration.name}" is already the name of ${sameName.MODEL}: route names would collide; choose another name.`);
     this.declarations.set(declaration.MODEL, declaration);
   }
 
@@ -55,6 +59,9 @@ export class Registry implements Catalog {
       this.entries.set(decl.MODEL, { declaration: decl, info, driver });
     }
     this.checkRelations();
+    for (const { declaration, info, driver } of this.entries.values()) {
+      checkDeclarationFields(declaration, info, (name) => this.entries.get(name)?.info, driver.pivotColumns?.bind(driver));
+    }
     const drivers = new Set([...this.entries.values()].map((e) => e.driver));
     for (const driver of drivers) driver.bind(this);
     this.built = true;
