@@ -1,5 +1,6 @@
 import { CatalogLookup } from '../../lib/resource/model-lookup';
-import { ObjectId, type Document } from 'mongodb';
+import type { Document, ObjectId } from 'mongodb';
+import { mongo } from 'mongoose';
 import type { Scalar } from '../../lib/query/ast';
 import type { Catalog, FieldInfo, ModelInfo, RelationInfo } from '../../lib/resource/model-info';
 import type { ModelMap } from './model-map';
@@ -13,7 +14,7 @@ export function isObjectId(value: unknown): value is ObjectId {
 
 /** A 24-hex string as an ObjectId; anything else unchanged (it then matches nothing). */
 export function toObjectId(value: unknown): unknown {
-  return typeof value === 'string' && HEX24.test(value) ? new ObjectId(value) : value;
+  return typeof value === 'string' && HEX24.test(value) ? new mongo.ObjectId(value) : value;
 }
 
 export function isHexId(value: string): boolean {

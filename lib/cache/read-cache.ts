@@ -6,7 +6,6 @@ import { toBoolean } from '../query/read-boolean';
 import { modelsRead } from '../query/walk';
 import { entryKey, etagOf, matchesTag, versionKey } from './cache-key';
 import { MemoryStore } from './memory-store';
-import { RedisStore } from './redis-store';
 import type { CacheSettings, ResourceCacheSettings } from './settings';
 import type { CacheEntry, CacheStore } from './store';
 
@@ -34,7 +33,15 @@ export class ReadCache {
   private static makeStore(settings: CacheSettings): CacheStore {
     if (settings.store === 'redis') {
       if (!settings.redisUrl) throw new Error('REST_CACHE_STORE=redis needs REDIS_URL (or cache.redisUrl).');
-      return new RedisStore(settings.redisUrl);
+      // redis is an optional peer: loaded only when the redis store is chosen
+      let load: typeof import('./redis-store');
+      try {
+        // eslint-disable-next-line @typescript-eslint/no-require-imports
+        load = require('./redis-store') as typeof import('./redis-store');
+      } catch {
+        throw new Error('REST_CACHE_STORE=redis needs the redis package: npm install redis');
+      }
+      return new load.RedisStore(settings.redisUrl);
     }
     return new MemoryStore({ maxEntries: settings.maxEntries, maxBytes: settings.maxBytes });
   }

@@ -16,6 +16,7 @@ export const ERROR_STATUS = {
   validation_error: 422,
   not_null_violation: 422,
   internal_error: 500,
+  not_implemented: 501,
   database_error: 500,
   connection_error: 503,
   timeout: 504,

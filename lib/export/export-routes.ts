@@ -1,4 +1,4 @@
-import { BadRequestError } from '../errors';
+import { ApiError, BadRequestError } from '../errors';
 import type { RouteDefinition, RouteInput } from '../http/routes';
 import type { Loggers } from '../log/logger';
 import { parseSelect } from '../query/parse-select';
@@ -7,12 +7,28 @@ import type { Catalog } from '../resource/model-info';
 import type { ResourceService } from '../service/resource-service';
 import { cellValue, exportColumns, exportReads } from './export-columns';
 import { contentDisposition, exportFilename } from './export-filename';
-import { writeExcel } from './excel-writer';
 import type { PdfTemplate } from './pdf-templates';
-import { writePdf } from './pdf-writer';
 import { rowSource } from './row-source';
 
 export type ExportFormat = 'excel' | 'pdf';
+
+/**
+ * The writers load exceljs / pdfkit on first use: both are optional peers (spec: optional
+ * dependencies), so an app that never exports does not install them.
+ */
+function writers(format: ExportFormat): { writeExcel: typeof import('./excel-writer').writeExcel; writePdf: typeof import('./pdf-writer').writePdf } {
+  const pkg = format === 'excel' ? 'exceljs' : 'pdfkit';
+  try {
+    /* eslint-disable @typescript-eslint/no-require-imports */
+    return {
+      writeExcel: format === 'excel' ? (require('./excel-writer') as typeof import('./excel-writer')).writeExcel : (undefined as never),
+      writePdf: format === 'pdf' ? (require('./pdf-writer') as typeof import('./pdf-writer')).writePdf : (undefined as never),
+    };
+    /* eslint-enable @typescript-eslint/no-require-imports */
+  } catch {
+    throw new ApiError('not_implemented', `${format === 'excel' ? 'Excel' : 'PDF'} exports need the ${pkg} package on the server: npm install ${pkg}.`);
+  }
+}
 
 const FORMAT = {
   excel: { extension: 'xlsx', type: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet', fallback: 'excel.xlsx' },
@@ -37,6 +53,7 @@ export async function runExport(input: RouteInput, service: ResourceService, for
   const parsed = service.parseList(params);
   const columns = exportColumns(params.columns, parseSelect(params.select, info, options.config), info, options.catalog);
   const template = format === 'pdf' ? pickTemplate(params.template, options.templates) : null;
+  const { writeExcel, writePdf } = writers(format);
   const spec = FORMAT[format];
   const filename = exportFilename(params.filename, fallbackName ?? spec.fallback, spec.extension);
   const query = await service.prepareList({ ...parsed, ...exportReads(columns, info), page: null, limit: null }, ctx);

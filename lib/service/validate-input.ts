@@ -1,4 +1,9 @@
-import { ValidationError as YupValidationError, type AnyObject, type ObjectSchema } from 'yup';
+import type { AnyObject, ObjectSchema, ValidationError as YupValidationError } from 'yup';
+
+/** yup's ValidationError from any copy of yup (a linked install may hold two): no instanceof. */
+function isYupError(error: unknown): error is YupValidationError {
+  return error instanceof Error && error.name === 'ValidationError' && Array.isArray((error as { inner?: unknown }).inner);
+}
 
 export type FieldErrors = Record<string, string[]>;
 
@@ -31,7 +36,7 @@ export async function validateItem(
     const cast = (await schema.validate(attributes, { abortEarly: false })) as Record<string, unknown>;
     return pickFillable(cast, fillable);
   } catch (err) {
-    if (!(err instanceof YupValidationError)) throw err;
+    if (!isYupError(err)) throw err;
     const failures = err.inner.length > 0 ? err.inner : [err];
     for (const failure of failures) addError(errors, `${prefix}${failure.path ?? 'value'}`, failure.message);
     return attributes;

@@ -41,9 +41,30 @@ export async function startMongo(options: StartMongoOptions = {}): Promise<Mongo
   return startEmulatorHandle(binary.reason);
 }
 
+/** The testing kit's engines are dev dependencies of the application: say which one to install. */
+async function load<T>(load: () => Promise<T>, what: string, install: string): Promise<T> {
+  try {
+    return await load();
+  } catch (error) {
+    if ((error as { code?: string }).code === 'MODULE_NOT_FOUND' || (error as { code?: string }).code === 'ERR_MODULE_NOT_FOUND') {
+      throw new Error(`The testing kit needs ${what}: npm install --save-dev ${install} (or set MONGODB_URI to a server of your own).`);
+    }
+    throw error;
+  }
+}
+
+/** Bounds a start-up step: a server that cannot start fails with its cause instead of hanging. */
+function within<T>(work: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const limit = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what} did not start within ${ms / 1000} s.`)), ms);
+  });
+  return Promise.race([work, limit]).finally(() => clearTimeout(timer));
+}
+
 async function startMemoryServer(): Promise<MongoHandle> {
-  const { MongoMemoryReplSet } = await import('mongodb-memory-server');
-  const replSet = await MongoMemoryReplSet.create({ replSet: { count: 1, storageEngine: 'wiredTiger' } });
+  const { MongoMemoryReplSet } = await load(() => import('mongodb-memory-server'), 'mongodb-memory-server for a real mongod', 'mongodb-memory-server');
+  const replSet = await within(MongoMemoryReplSet.create({ replSet: { count: 1, storageEngine: 'wiredTiger' } }), 30_000, 'mongod (mongodb-memory-server)');
   announce('mongodb', 'mongodb-memory-server (real mongod, one-member replica set)');
   return {
     uri: replSet.getUri(),
@@ -55,15 +76,20 @@ async function startMemoryServer(): Promise<MongoHandle> {
 }
 
 async function startEmulatorHandle(reason: string): Promise<MongoHandle> {
-  const { startEmulator } = await import('./emulator');
-  const emulator = await startEmulator();
+  const { startEmulator } = await load(() => import('./emulator'), 'the emulator\'s packages (no mongod could be had)', 'bson mingo mongodb');
+  const emulator = await within(startEmulator(), 30_000, 'The MongoDB emulator');
   announce('mongodb', `in-process MongoDB emulator (bson + mingo) at ${emulator.uri}; reason: ${reason}`);
   return { uri: emulator.uri, kind: 'emulator', stop: () => emulator.stop() };
 }
 
 /** A mongod is available when one is cached/installed, or when its download host answers quickly. */
 async function mongodBinaryAvailable(timeoutMs: number): Promise<{ ok: true } | { ok: false; reason: string }> {
-  const core = await import('mongodb-memory-server-core');
+  let core: typeof import('mongodb-memory-server-core');
+  try {
+    core = await import('mongodb-memory-server-core');
+  } catch {
+    return { ok: false, reason: 'mongodb-memory-server is not installed' };
+  }
   const { DryMongoBinary } = core;
   try {
     const opts = await DryMongoBinary.generateOptions();
