@@ -7,6 +7,7 @@ import { configFromEnv, type RestConfig } from './config';
 import { buildRouter, contextMiddleware, type ContextInit, type RouteMiddlewareFactory } from './http/build-router';
 import { exportRoutes } from './export/export-routes';
 import { tableTemplate, type PdfTemplate } from './export/pdf-templates';
+import { accessLog } from './http/access-log';
 import { errorMiddleware } from './http/error-middleware';
 import { buildOpenApi, type OpenApiOptions } from './openapi/build-document';
 import { docsRouter } from './openapi/docs-router';
@@ -121,6 +122,7 @@ export function createRestApi(options: RestApiOptions = {}): RestApi {
         table.add(...exportRoutes(service, { catalog: registry, config, log, templates }));
       }
       const router = express.Router();
+      router.use(accessLog(log));
       router.use(express.json({ limit: options.bodyLimit ?? '1mb' }));
       router.use(contextMiddleware(null, options.context));
       router.use(buildRouter(table, middlewares, { beforeRespond: (ctx) => cache.bump(ctx.touched) }));

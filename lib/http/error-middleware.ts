@@ -18,7 +18,9 @@ export function errorMiddleware(log: Loggers): ErrorRequestHandler {
     if (err instanceof ApiError) {
       if (err instanceof DatabaseError) {
         const cause = (err as { cause?: unknown }).cause;
-        log.db.error(`${req.method} ${req.originalUrl}: ${err.type}`, { error: describe(cause ?? err) });
+        // a 4xx the database raised (duplicate, reference, not null) is the client's mistake: warn, no stack
+        if (err.status < 500) log.db.warn(`${req.method} ${req.originalUrl}: ${err.type}`, { error: describe(cause ?? err, false), field: err.info.field });
+        else log.db.error(`${req.method} ${req.originalUrl}: ${err.type}`, { error: describe(cause ?? err) });
       }
       res.status(err.status).json({ message: err.message, type: err.type, status: err.status, ...err.body() });
       return;
@@ -41,16 +43,16 @@ export function errorMiddleware(log: Loggers): ErrorRequestHandler {
   };
 }
 
-function describe(error: unknown): Record<string, unknown> {
+function describe(error: unknown, withStack = true): Record<string, unknown> {
   if (error instanceof Error) {
     const extra = error as Error & { code?: unknown; parent?: unknown; errorResponse?: unknown; cause?: unknown };
     return {
       name: error.name,
       message: error.message,
       code: extra.code,
-      stack: error.stack,
+      stack: withStack ? error.stack : undefined,
       parent: extra.parent instanceof Error ? extra.parent.message : undefined,
-      cause: extra.cause instanceof Error ? describe(extra.cause) : undefined,
+      cause: extra.cause instanceof Error ? describe(extra.cause, withStack) : undefined,
     };
   }
   return { value: String(error) };

@@ -3,12 +3,14 @@ import winston from 'winston';
 /**
  * The library's log channels. `app`: general messages (LOG_LEVEL, default info); `db`: every
  * database error in full (the client only sees the translated message); `query`: with
- * LOG_QUERY=true, one line per controller action with the compiled query.
+ * LOG_QUERY=true, one line per controller action with the compiled query and its duration;
+ * `access`: one line per request (method, path, status, duration, user).
  */
 export interface Loggers {
   app: winston.Logger;
   db: winston.Logger;
   query: winston.Logger;
+  access: winston.Logger;
 }
 
 export function createLoggers(base?: winston.Logger): Loggers {
@@ -24,5 +26,6 @@ export function createLoggers(base?: winston.Logger): Loggers {
     app,
     db: app.child({ channel: 'database' }),
     query: app.child({ channel: 'query' }),
+    access: app.child({ channel: 'access' }),
   };
 }

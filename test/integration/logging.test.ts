@@ -68,6 +68,27 @@ for (const driver of ['mongo', 'sql'] as const) {
       const dbLines = lines.filter((l) => l.channel === 'database');
       expect(dbLines).to.have.length(1);
       expect(JSON.stringify(dbLines[0])).to.match(/E11000|duplicate key/);
+      // the client's mistake: a warning without a stack
+      expect(dbLines[0].level).to.equal('warn');
+      expect(JSON.stringify(dbLines[0])).to.not.contain('"stack"');
+    });
+
+    it('writes one access line per request with method, path, status, duration; never headers or the query string', async () => {
+      lines.length = 0;
+      await request(example.app).get('/api/v1/products').query({ attr: JSON.stringify({ name: 'secret-value' }) }).set('Authorization', 'Bearer top-secret').expect(200);
+      const access = lines.filter((l) => l.channel === 'access');
+      expect(access).to.have.length(1);
+      expect(access[0]).to.include({ method: 'GET', path: '/api/v1/products', status: 200, route: 'products.index' });
+      expect(access[0].duration_ms).to.be.a('number');
+      expect(JSON.stringify(lines)).to.not.contain('top-secret');
+      expect(JSON.stringify(access)).to.not.contain('secret-value');
+    });
+
+    it('query-log lines carry their duration', async () => {
+      lines.length = 0;
+      await request(example.app).get('/api/v1/products').expect(200);
+      const query = lines.find((l) => l.channel === 'query');
+      expect(query?.duration_ms).to.be.a('number');
     });
   });
 }

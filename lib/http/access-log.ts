@@ -1,0 +1,23 @@
+import type { RequestHandler } from 'express';
+import type { Loggers } from '../log/logger';
+import type { RequestContext } from '../service/request-context';
+
+/**
+ * One access-log line per request when it ends: method, path, status, duration and the user. The
+ * path is logged without its query string (filters may hold personal data) and no header is ever
+ * logged, so credentials (Authorization, cookies) never reach a log.
+ */
+export function accessLog(log: Loggers): RequestHandler {
+  return (req, res, next) => {
+    const started = performance.now();
+    res.once('finish', () => {
+      const ctx = (res.locals as { restContext?: RequestContext }).restContext;
+      const status = res.statusCode;
+      const line = { method: req.method, path: req.originalUrl.split('?')[0], status, duration_ms: Math.round((performance.now() - started) * 10) / 10, user: ctx?.user?.id ?? null, route: ctx?.route ?? null };
+      const text = `${req.method} ${line.path} ${status} ${line.duration_ms} ms`;
+      if (status >= 500) log.access.error(text, line);
+      else log.access.info(text, line);
+    });
+    next();
+  };
+}
