@@ -3,7 +3,7 @@ import type { Connection, Model } from 'mongoose';
 import type { DatabaseErrorInfo, DescribedModel, Driver, Id, ListResult, Row, StreamCapability, Transaction, UpdateItem } from '../../lib/driver';
 import type { ListQuery, Scalar } from '../../lib/query/ast';
 import type { ModelDeclaration } from '../../lib/resource/relation-declaration';
-import type { Catalog } from '../../lib/resource/model-info';
+import { ConnectionDriver } from '../../lib/driver/connection-driver';
 import { isHexId, toObjectId } from './compile-context';
 import { compileList, type CompiledList } from './compile-list';
 import { deleteWithRules } from './delete-rules';
@@ -30,33 +30,26 @@ export function isMongooseModel(model: unknown): boolean {
  * The mongoose/MongoDB driver. A list page is ONE aggregation (compile-list.ts); writes go through
  * the mongoose models (casting, validation, timestamps); declared foreign keys are enforced on delete.
  */
-export class MongoDriver implements Driver {
+export class MongoDriver extends ConnectionDriver<Connection> implements Driver {
   readonly kind = 'mongo';
-  private connection: Connection | undefined;
-  private catalog: Catalog | null = null;
   private readonly collections: ModelMap = {};
   private readonly models: Record<string, AnyModel> = {};
 
-  constructor(connection?: Connection) {
-    this.connection = connection;
+  protected isNativeModel(model: unknown): boolean {
+    return isMongooseModel(model);
   }
 
-  accepts(model: unknown): boolean {
-    if (!isMongooseModel(model)) return false;
-    return !this.connection || (model as { db: unknown }).db === this.connection;
+  protected connectionOf(model: unknown): Connection {
+    return (model as AnyModel).db;
   }
 
   describe(declaration: ModelDeclaration, modelNameOf: (nativeName: string) => string | undefined): DescribedModel {
     const model = declaration.model as AnyModel;
-    this.connection ??= model.db;
+    this.adopt(model);
     const { described, collection } = describeMongooseModel(declaration, modelNameOf);
     this.collections[declaration.MODEL] = { collection };
     this.models[declaration.MODEL] = model;
     return described;
-  }
-
-  bind(catalog: Catalog): void {
-    this.catalog = catalog;
   }
 
   parseId(_model: string, raw: string): Id | null {
@@ -193,19 +186,13 @@ export class MongoDriver implements Driver {
   }
 
   private conn(): Connection {
-    if (!this.connection) throw new Error('The MongoDB driver has no connection yet (no model described).');
-    return this.connection;
+    return this.native();
   }
 
   private db(): Db {
     const db = this.conn().db;
     if (!db) throw new Error('The MongoDB connection is not open.');
     return db as unknown as Db;
-  }
-
-  private requireCatalog(): Catalog {
-    if (!this.catalog) throw new Error('The MongoDB driver is not bound to a catalog yet.');
-    return this.catalog;
   }
 }
 

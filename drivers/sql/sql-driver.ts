@@ -2,7 +2,8 @@ import { QueryTypes, Utils, type Model, type ModelStatic, type Sequelize, type T
 import { DriverFailure, type DatabaseErrorInfo, type DescribedModel, type Driver, type Id, type ListResult, type Row, type Transaction, type UpdateItem } from '../../lib/driver';
 import type { ListQuery, Scalar } from '../../lib/query/ast';
 import type { ModelDeclaration } from '../../lib/resource/relation-declaration';
-import type { Catalog, FieldInfo } from '../../lib/resource/model-info';
+import { ConnectionDriver } from '../../lib/driver/connection-driver';
+import type { FieldInfo } from '../../lib/resource/model-info';
 import { compileList, type CompiledList } from './compile-list';
 import type { RelationPlan } from './compile-relations';
 import { compileDelete, compileExistingIds, compileInsert, compileUpdate } from './compile-writes';
@@ -31,35 +32,28 @@ export function isSequelizeModel(model: unknown): boolean {
  * `sequelize.query` (raw rows, the caller's transaction); a list is a constant number of
  * statements: the page, its count, and one per eager-loaded relation level.
  */
-export class SqlDriver implements Driver {
+export class SqlDriver extends ConnectionDriver<Sequelize> implements Driver {
   readonly kind = 'sql';
-  private sequelize: Sequelize | undefined;
-  private catalog: Catalog | null = null;
   private readonly tables: Record<string, StorageInfo> = {};
   private readonly models: Record<string, AnyModel> = {};
   private readonly maxIds: Record<string, number> = {};
 
-  constructor(sequelize?: Sequelize) {
-    this.sequelize = sequelize;
+  protected isNativeModel(model: unknown): boolean {
+    return isSequelizeModel(model);
   }
 
-  accepts(model: unknown): boolean {
-    if (!isSequelizeModel(model)) return false;
-    return !this.sequelize || (model as { sequelize: unknown }).sequelize === this.sequelize;
+  protected connectionOf(model: unknown): Sequelize {
+    return (model as AnyModel).sequelize as Sequelize;
   }
 
   describe(declaration: ModelDeclaration, modelNameOf: (nativeName: string) => string | undefined): DescribedModel {
     const model = declaration.model as AnyModel;
-    this.sequelize ??= model.sequelize;
+    this.adopt(model);
     const { described, table, maxId } = describeSequelizeModel(declaration, modelNameOf);
     this.tables[declaration.MODEL] = table;
     this.models[declaration.MODEL] = model;
     this.maxIds[declaration.MODEL] = maxId;
     return described;
-  }
-
-  bind(catalog: Catalog): void {
-    this.catalog = catalog;
   }
 
   parseId(model: string, raw: string): Id | null {
@@ -234,13 +228,7 @@ export class SqlDriver implements Driver {
   }
 
   private db(): Sequelize {
-    if (!this.sequelize) throw new Error('The SQL driver has no Sequelize instance yet (no model described).');
-    return this.sequelize;
-  }
-
-  private requireCatalog(): Catalog {
-    if (!this.catalog) throw new Error('The SQL driver is not bound to a catalog yet.');
-    return this.catalog;
+    return this.native();
   }
 }
 
