@@ -60,6 +60,7 @@ export interface Review {
   "user_id": string | null;
   "rating": number;
   "comment": string | null;
+  "deleted_at": string | null;
   "created_at": string | null;
   "updated_at": string | null;
 }

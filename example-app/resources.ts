@@ -74,6 +74,7 @@ export function exampleResources(models: MongoModels | SqlModels, driver: Driver
         user: { kind: 'belongsTo', target: 'user', foreignKey: 'user_id', onDelete: 'setNull' },
       },
       fillable: ['product_id', 'user_id', 'rating', 'comment'],
+      softDelete: true,
       validation: review,
     },
     {

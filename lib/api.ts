@@ -18,6 +18,7 @@ import { equalities } from './query/walk';
 import type { ResourceDeclaration } from './resource/declaration';
 import { Registry } from './resource/registry';
 import { QueryPipeline } from './service/query-pipeline';
+import { softDeleteScope } from './soft-delete/soft-delete-scope';
 import { ResourceService } from './service/resource-service';
 
 export interface RestApiOptions {
@@ -84,6 +85,8 @@ export function createRestApi(options: RestApiOptions = {}): RestApi {
     options.cacheStore,
   );
 
+  // trashed records are hidden everywhere unless the root query asks for them
+  pipeline.addScope(softDeleteScope);
   // a resource's own `scope` hook narrows it everywhere, like any other scope
   pipeline.addScope((model, ctx) => {
     const scope = registry.entry(model.name).declaration.hooks?.scope?.(ctx);

@@ -121,7 +121,8 @@ export function describeSequelizeModel(
   }
   for (const [name, rel] of Object.entries(derived)) (allowed.has(name) ? relations : hiddenRelations)[name] = rel;
 
-  const stamps = (model as unknown as { _timestampAttributes?: { createdAt?: string; updatedAt?: string } })._timestampAttributes ?? {};
+  const stamps = (model as unknown as { _timestampAttributes?: { createdAt?: string; updatedAt?: string; deletedAt?: string } })._timestampAttributes ?? {};
+  const paranoid = (model as unknown as { options?: { paranoid?: boolean } }).options?.paranoid === true;
   const keyType = attrs[key]?.type?.key;
   return {
     described: {
@@ -131,6 +132,8 @@ export function describeSequelizeModel(
       relations,
       hiddenRelations,
       timestamps: Boolean(stamps.createdAt || stamps.updatedAt),
+      // a paranoid model is soft-deletable through its deletedAt attribute
+      ...(paranoid && stamps.deletedAt ? { paranoid: stamps.deletedAt } : {}),
     },
     table: { ...tableOf(model), columns, textCasts, createdAt: stamps.createdAt ?? null, updatedAt: stamps.updatedAt ?? null },
     maxId: keyType === 'BIGINT' ? Number.MAX_SAFE_INTEGER : 2147483647,

@@ -35,6 +35,7 @@ export interface ReviewDoc {
   user_id: Types.ObjectId | null;
   rating: number;
   comment: string | null;
+  deleted_at: Date | null;
   created_at: Date;
   updated_at: Date;
 }
@@ -103,6 +104,8 @@ const reviewSchema = new Schema<ReviewDoc>(
     user_id: { type: ObjectId, ref: 'User', default: null, index: true },
     rating: { type: Number, required: true, min: 1, max: 5, integer: true },
     comment: { type: String, default: null },
+    // soft delete: the deletion time (declared `softDelete: true` on the resource)
+    deleted_at: { type: Date, default: null },
   },
   { timestamps, collection: 'reviews', versionKey: false },
 );

@@ -66,7 +66,8 @@ export function defineSqlModels(sequelize: Sequelize): SqlModels {
       rating: { type: DataTypes.INTEGER, allowNull: false },
       comment: { type: DataTypes.TEXT, allowNull: true, defaultValue: null },
     },
-    { ...common, tableName: 'reviews', indexes: [{ fields: ['product_id'] }, { fields: ['user_id'] }] },
+    // soft-deletable: Sequelize's paranoid flag is what the library reads (deleted_at)
+    { ...common, tableName: 'reviews', paranoid: true, deletedAt: 'deleted_at', indexes: [{ fields: ['product_id'] }, { fields: ['user_id'] }] },
   );
 
   const Tag = sequelize.define(

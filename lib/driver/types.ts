@@ -68,8 +68,11 @@ export function isDriverFailure(error: unknown): error is DriverFailure {
   return error instanceof Error && (error as Partial<DriverFailure>).driverFailure === true;
 }
 
-/** Model facts the driver reads from the native model; the registry merges the declaration in. */
-export type DescribedModel = Omit<ModelInfo, 'fillable' | 'fieldsByRole' | 'hierarchyField' | 'name'>;
+/**
+ * Model facts the driver reads from the native model; the registry merges the declaration in.
+ * `paranoid`: the model itself says it is soft-deletable (a Sequelize paranoid model) through this field.
+ */
+export type DescribedModel = Omit<ModelInfo, 'fillable' | 'fieldsByRole' | 'hierarchyField' | 'name' | 'softDelete'> & { paranoid?: string };
 
 /** One pivot row of a many-to-many relation: the two keys and the extra pivot columns. */
 export interface PivotRow {

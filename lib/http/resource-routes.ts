@@ -57,6 +57,12 @@ export function resourceRoutes(service: ResourceService, options: ResourceRouteO
     { action: 'updatePatch', method: 'patch', path: '/:id', access: 'update', summary: 'Update a record', handler: (input) => service.update(id(input), input.req.body, input.ctx) },
     { action: 'destroy', method: 'delete', path: '/:id', access: 'delete', summary: 'Delete a record', handler: (input) => service.destroy(id(input), input.ctx) },
   );
+  if (service.entry.info.softDelete) {
+    specs.push(
+      { action: 'restore', method: 'post', path: '/:id/restore', access: 'update', summary: 'Restore a trashed record', handler: (input) => service.restore(id(input), input.ctx) },
+      { action: 'forceDelete', method: 'delete', path: '/:id/force', access: 'delete', summary: 'Delete a record for good, trashed or not', handler: (input) => service.forceDelete(id(input), input.ctx) },
+    );
+  }
   return specs.map((spec) => ({
     ...spec,
     name: `${resource}.${spec.action}`,

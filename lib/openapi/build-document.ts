@@ -53,6 +53,8 @@ function operationShape(route: RouteDefinition, model: string): { params: string
     case 'updateMultipleAlias':
       return { params: [], body: wrapped({ allOf: [ref(`${pascal(model)}Update`), { type: 'object', properties: { id: { type: ['string', 'integer'] } }, required: ['id'] }] }), response: json(bulk) };
     case 'destroy':
+    case 'restore':
+    case 'forceDelete':
       return { params: [], response: json(write) };
     case 'deleteById':
       return { params: [], body: { type: 'object', properties: { ids: { type: 'array', items: { type: ['string', 'integer'] } } }, required: ['ids'] }, response: json({ type: 'object', properties: { success: { const: true }, deleted: { type: 'integer' } } }) };

@@ -99,4 +99,6 @@ export interface ListQuery {
   page: Page | null;
   /** Hard cap for unpaginated reads (`/first` uses 1). */
   limit: number | null;
+  /** `soft_delete` on the root of a soft-deletable resource: include trashed records, or only them. */
+  trashed?: 'with' | 'only';
 }

@@ -13,6 +13,7 @@ import { parsePagination } from './parse-pagination';
 import { parseRelationTree, toRelationLoads } from './parse-relations';
 import { parseSelect } from './parse-select';
 import { readBoolean } from './read-boolean';
+import { parseSoftDelete } from './parse-soft-delete';
 
 /** A ListQuery plus the request facts that are not part of the driver's query. */
 export interface ParsedListQuery extends ListQuery {
@@ -60,5 +61,12 @@ export function parseListQuery(
     // without pagination one row more than the cap is read, so the envelope can say the list was cut
     limit: options.forFirst ? 1 : page ? null : config.maxUnpaginated + 1,
     nested,
+    ...withTrashed(params, model),
   };
+}
+
+/** `soft_delete` of a soft-deletable root; other resources ignore it (spec: accepted and passed on). */
+export function withTrashed(params: RequestParams, model: ModelInfo): Pick<ListQuery, 'trashed'> {
+  const trashed = parseSoftDelete(params);
+  return model.softDelete && trashed ? { trashed } : {};
 }

@@ -61,6 +61,12 @@ export function checkDeclarationFields(
   if (decl.HIERARCHY_FIELD_ID !== undefined && !Object.prototype.hasOwnProperty.call(info.fields, decl.HIERARCHY_FIELD_ID)) {
     throw new DeclarationError(who, 'HIERARCHY_FIELD_ID', `"${decl.HIERARCHY_FIELD_ID}" is not a field of the model; name its self-referencing parent key (fields: ${fields}).`);
   }
+  if (info.softDelete && !Object.prototype.hasOwnProperty.call(info.fields, info.softDelete)) {
+    throw new DeclarationError(who, 'softDelete', `"${info.softDelete}" is not a field of the model; add a nullable date field for the deletion time (fields: ${fields}).`);
+  }
+  if (info.softDelete && info.fields[info.softDelete].type !== 'date') {
+    throw new DeclarationError(who, 'softDelete', `"${info.softDelete}" must be a date field (the deletion time).`);
+  }
   for (const rel of [...Object.values(info.relations), ...Object.values(info.hiddenRelations)]) {
     const declared = decl.relations?.[rel.name];
     if (!declared) continue;

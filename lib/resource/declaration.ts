@@ -14,6 +14,12 @@ export interface ResourceDeclaration<M = unknown> extends ModelDeclaration<M> {
   fillable: string[];
   /** Fields writable only by users holding the role. */
   fieldsByRole?: Record<string, string[]>;
+  /**
+   * Soft delete: destroy sets this field (true: `deleted_at`) instead of removing the record;
+   * trashed records are hidden everywhere unless a request asks for them. Derived from a
+   * Sequelize paranoid model.
+   */
+  softDelete?: boolean | string;
   /** Self-referencing parent key; enables hierarchy features. */
   HIERARCHY_FIELD_ID?: string;
   /** yup schemas: `create` for store and /validate, `update` for update and updateMultiple. */

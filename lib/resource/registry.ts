@@ -48,11 +48,14 @@ export class Registry implements Catalog {
     const modelNameOf = (native: string): string | undefined => byNative.get(native) ?? (this.declarations.has(native) ? native : undefined);
     for (const decl of this.declarations.values()) {
       const driver = decl.driver ?? this.pool.forModel(decl.model, decl.MODEL);
-      const described = driver.describe(decl, modelNameOf);
+      const { paranoid, ...described } = driver.describe(decl, modelNameOf);
+      const softDelete = decl.softDelete === true ? 'deleted_at' : typeof decl.softDelete === 'string' ? decl.softDelete : decl.softDelete === false ? null : (paranoid ?? null);
       const info: ModelInfo = {
         ...described,
         name: decl.MODEL,
-        fillable: decl.fillable.filter((f) => !['id', 'created_at', 'updated_at'].includes(f)),
+        softDelete,
+        // the deletion time is written by destroy and restore only, never from a body
+        fillable: decl.fillable.filter((f) => !['id', 'created_at', 'updated_at'].includes(f) && f !== softDelete),
         fieldsByRole: decl.fieldsByRole ?? {},
         hierarchyField: decl.HIERARCHY_FIELD_ID ?? null,
       };

@@ -5,8 +5,11 @@ import type { Catalog, ModelInfo } from '../resource/model-info';
 import { relationOf } from '../resource/model-lookup';
 import type { RequestContext } from './request-context';
 
-/** The records of a model a request may see (null: no narrowing). Soft delete, ownership, hooks' `scope`. */
-export type ScopeProvider = (model: ModelInfo, ctx: RequestContext) => Filter | null;
+/**
+ * The records of a model a request may see (null: no narrowing). Soft delete, ownership, hooks'
+ * `scope`. `root` is the query when the model is its root, null for relations and writes' checks.
+ */
+export type ScopeProvider = (model: ModelInfo, ctx: RequestContext, root: ListQuery | null) => Filter | null;
 
 /** A rewrite of the root query for a request (a relation route's parent, ...). */
 export type QueryTransform = (query: ListQuery, ctx: RequestContext) => ListQuery;
@@ -33,7 +36,7 @@ export class QueryPipeline {
 
   /** The combined scope of every provider, per model, for one request. */
   scopeOf(ctx: RequestContext): ScopeOf {
-    return (model) => allOf(...this.scopes.map((scope) => scope(this.catalog.model(model), ctx)));
+    return (model, root = null) => allOf(...this.scopes.map((scope) => scope(this.catalog.model(model), ctx, root)));
   }
 
   apply(query: ListQuery, ctx: RequestContext): ListQuery {

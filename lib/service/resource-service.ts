@@ -3,7 +3,7 @@ import { isDriverFailure } from '../driver';
 import type { RestConfig } from '../config';
 import { ApiError, BadRequestError, DatabaseError, MissingIdsError, NotFoundError, ValidationError } from '../errors';
 import type { Loggers } from '../log/logger';
-import { parseListQuery, parseReadOptions, type RequestParams } from '../query';
+import { parseListQuery, parseReadOptions, withTrashed, type RequestParams } from '../query';
 import type { ListQuery } from '../query/ast';
 import { allOf } from '../query/walk';
 import type { Registry, ResourceEntry } from '../resource/registry';
@@ -117,7 +117,7 @@ export class ResourceService {
     const id = this.parseIdOr404(rawId);
     await this.hooks.beforeShow?.(id, ctx);
     const options = parseReadOptions(params, this.entry.info, this.registry, this.config);
-    return { rawId, id, query: this.pipeline.apply(byIdsQuery(this.entry.info, [id], options), ctx) };
+    return { rawId, id, query: this.pipeline.apply({ ...byIdsQuery(this.entry.info, [id], options), ...withTrashed(params, this.entry.info) }, ctx) };
   }
 
   async runShow(plan: PlannedShow, ctx: RequestContext): Promise<Row> {
@@ -221,6 +221,8 @@ export class ResourceService {
       this.driver.transaction(async (tx) => {
         const [found] = await this.read([id], { select: null, relations: [] }, ctx, tx);
         if (!found) throw this.notFound(rawId);
+        // soft-deletable: the record stays, with its deletion time, and is answered so (decision 51)
+        if (this.entry.info.softDelete) return (await this.trash([id], tx))[0];
         const deleted = await this.driver.delete(this.name, [id], tx);
         // a concurrent delete removed it first: exactly one caller deletes a record
         if (deleted.length === 0) throw this.notFound(rawId);
@@ -258,6 +260,10 @@ export class ResourceService {
     await this.db(() =>
       this.driver.transaction(async (tx) => {
         await this.assertAllVisible(ids, ctx, tx);
+        if (this.entry.info.softDelete) {
+          await this.trash(ids, tx);
+          return;
+        }
         const deleted = new Set((await this.driver.delete(this.name, ids, tx)).map(String));
         const lost = ids.filter((id) => !deleted.has(String(id)));
         // a concurrent delete took some: this call deletes nothing (all or nothing)
@@ -267,6 +273,59 @@ export class ResourceService {
     this.touchDeleted(ctx);
     await this.hooks.afterDelete?.([], ctx);
     return { success: true, deleted: ids.length };
+  }
+
+  /** `POST /{resource}/{id}/restore`: a trashed record back; one that is not trashed is a 404 (decision 46). */
+  async restore(rawId: string, ctx: RequestContext): Promise<WriteResult> {
+    const field = this.requireSoftDelete();
+    const id = this.parseIdOr404(rawId);
+    const row = await this.db(() =>
+      this.driver.transaction(async (tx) => {
+        const [found] = await this.readTrashed([id], 'only', ctx, tx);
+        if (!found) throw new NotFoundError(`No trashed ${this.name} found with id ${rawId}.`);
+        await this.driver.update(this.name, [{ id, changes: { [field]: null } }], tx);
+        return (await this.reload([id], tx))[0];
+      }),
+    );
+    ctx.touched.add(this.name);
+    return { success: true, model: row };
+  }
+
+  /** `DELETE /{resource}/{id}/force`: removes a record for good, trashed or not, with its delete rules. */
+  async forceDelete(rawId: string, ctx: RequestContext): Promise<WriteResult> {
+    this.requireSoftDelete();
+    const id = this.parseIdOr404(rawId);
+    await this.hooks.beforeDelete?.([id], ctx);
+    const row = await this.db(() =>
+      this.driver.transaction(async (tx) => {
+        const [found] = await this.readTrashed([id], 'with', ctx, tx);
+        if (!found) throw this.notFound(rawId);
+        const deleted = await this.driver.delete(this.name, [id], tx);
+        if (deleted.length === 0) throw this.notFound(rawId);
+        return found;
+      }),
+    );
+    this.touchDeleted(ctx);
+    const [answered] = await runHook(this.hooks.afterDelete, [row], ctx);
+    return { success: true, model: answered };
+  }
+
+  /** Sets the deletion time of `ids` (one statement for any count) and answers them as they are now. */
+  private async trash(ids: Id[], tx: Transaction): Promise<Row[]> {
+    const field = this.requireSoftDelete();
+    const now = new Date();
+    await this.driver.update(this.name, ids.map((id) => ({ id, changes: { [field]: now } })), tx);
+    return this.reload(ids, tx);
+  }
+
+  private async readTrashed(ids: Id[], trashed: 'with' | 'only', ctx: RequestContext, tx: Transaction): Promise<Row[]> {
+    const query = this.pipeline.apply({ ...byIdsQuery(this.entry.info, ids, { select: null, relations: [] }), trashed }, ctx);
+    return inIdOrder((await this.driver.list(query, tx)).rows, ids, this.entry.info.key);
+  }
+
+  private requireSoftDelete(): string {
+    if (!this.entry.info.softDelete) throw new Error(`${this.name} is not soft-deletable`);
+    return this.entry.info.softDelete;
   }
 
   /** Rows by id as the caller may see them (scopes applied), in the order of `ids`. */

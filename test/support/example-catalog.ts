@@ -22,6 +22,7 @@ function model(name: string, idType: IdType, fields: FieldInfo[], relations: Rel
     fillable: fields.map((f) => f.name),
     fieldsByRole: {},
     hierarchyField,
+    softDelete: null,
     timestamps: true,
   };
 }

@@ -1,8 +1,11 @@
 import type { Filter, ListQuery } from '../ast';
 import { allOf, mapFilter, mapLoads } from '../walk';
 
-/** The records of `model` a request may see, as a filter (null: all). */
-export type ScopeOf = (model: string) => Filter | null;
+/**
+ * The records of `model` a request may see, as a filter (null: all). `root` is the query when
+ * `model` is its root (root-only options such as `soft_delete` apply there), null elsewhere.
+ */
+export type ScopeOf = (model: string, root?: ListQuery | null) => Filter | null;
 
 /**
  * Narrows every model a query reaches to its scope (ownership, soft delete, ...): the root filter,
@@ -19,7 +22,7 @@ export function applyScopes(query: ListQuery, scopeOf: ScopeOf, targetOf: (model
     : null;
   return {
     ...query,
-    filter: allOf(narrowed, scopeOf(query.model)),
+    filter: allOf(narrowed, scopeOf(query.model, query)),
     relations: mapLoads(query.relations, query.model, targetOf, (load, target) => {
       const scope = scopeOf(target);
       return scope ? { ...load, filter: allOf(load.filter, scope) } : load;
