@@ -5,6 +5,7 @@ import { MongoClient } from 'mongodb';
 import { Pool } from 'pg';
 import { createExampleApp } from '../example-app/app';
 import { mongoBaselineApp } from './baseline-mongo';
+import { addExportBaseline, addMemoryProbe } from './baseline-export';
 import { sqlBaselineApp } from './baseline-sql';
 import { serveChild } from './child';
 
@@ -78,12 +79,14 @@ serveChild(async () => {
   if (driver === 'sql') {
     const pool = new Pool({ connectionString: uri, max: 5 }) // Sequelize's default pool size;
     baselineApp = sqlBaselineApp(pool);
+    addExportBaseline(baselineApp, pool);
     closeBaseline = () => pool.end();
   } else {
     const client = await MongoClient.connect(uri);
     baselineApp = mongoBaselineApp(client.db(example.info.database));
     closeBaseline = () => client.close();
   }
+  addMemoryProbe(baselineApp);
   const [libraryServer, baselineServer] = await Promise.all([listen(example.app), listen(baselineApp)]);
   const inFlight = new InFlight();
   inFlight.track(libraryServer);

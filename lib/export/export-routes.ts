@@ -66,7 +66,7 @@ export async function runExport(input: RouteInput, service: ResourceService, for
   const started = performance.now();
   const driver = service.entry.driver;
   const rows = (async function* () {
-    for await (const row of rowSource(driver, query, ctx.signal)) yield columns.map((c) => cellValue(row, c));
+    for await (const batch of rowSource(driver, query, ctx.signal)) yield batch.map((row) => columns.map((c) => cellValue(row, c)));
   })();
   try {
     const written =

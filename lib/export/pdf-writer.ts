@@ -13,17 +13,17 @@ function text(value: unknown): string {
 }
 
 /** Streams rows through a template into a PDF piped to `out`; the document is never held whole. */
-export async function writePdf(out: Writable, headers: string[], rows: AsyncIterable<unknown[]>, template: PdfTemplate, signal: AbortSignal): Promise<number> {
+export async function writePdf(out: Writable, headers: string[], batches: AsyncIterable<unknown[][]>, template: PdfTemplate, signal: AbortSignal): Promise<number> {
   const landscape = template.landscape?.(headers.length) ?? headers.length > 6;
   const doc = new PDFDocument({ size: 'A4', layout: landscape ? 'landscape' : 'portrait', margin: 36, bufferPages: false });
   doc.pipe(out);
   template.begin(doc, headers);
   let count = 0;
-  for await (const values of rows) {
+  for await (const batch of batches) {
     if (signal.aborted) break;
-    template.row(doc, values.map(text));
-    count += 1;
-    if (count % 100 === 0) await drained(out, signal);
+    for (const values of batch) template.row(doc, values.map(text));
+    count += batch.length;
+    await drained(out, signal);
   }
   if (signal.aborted) throw new Error('The client went away during the export.');
   template.end?.(doc, count);

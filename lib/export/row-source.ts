@@ -1,7 +1,7 @@
 import type { Driver, Row } from '../driver';
 import type { ListQuery, Scalar } from '../query/ast';
 
-const BATCH = 500;
+const BATCH = 2000;
 
 /**
  * Every row of a query, read in bounded batches so memory does not grow with the row count: the
@@ -9,17 +9,26 @@ const BATCH = 500;
  * through the cursor pagination both drivers already have (the order always ends with the key).
  * Stops as soon as `signal` aborts (the client went away).
  */
-export async function* rowSource(driver: Driver, query: ListQuery, signal: AbortSignal): AsyncGenerator<Row> {
+export async function* rowSource(driver: Driver, query: ListQuery, signal: AbortSignal): AsyncGenerator<Row[]> {
   const unpaged: ListQuery = { ...query, page: null, limit: null };
   if (driver.streams) {
-    yield* driver.streams.stream(unpaged, signal);
+    // the cursor's rows, handed on in batches so the writers loop without a promise per row
+    let batch: Row[] = [];
+    for await (const row of driver.streams.stream(unpaged, signal)) {
+      batch.push(row);
+      if (batch.length === BATCH) {
+        yield batch;
+        batch = [];
+      }
+    }
+    if (batch.length > 0) yield batch;
     return;
   }
   let after: Scalar[] | null = null;
   for (;;) {
     if (signal.aborted) return;
     const result = await driver.list({ ...unpaged, page: { kind: 'cursor', size: BATCH, after } });
-    for (const row of result.rows) yield row;
+    if (result.rows.length > 0) yield result.rows;
     if (!result.hasMore || !result.nextAfter) return;
     after = result.nextAfter;
   }

@@ -1,0 +1,152 @@
+import { writeFile, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { Client } from 'pg';
+import autocannon from 'autocannon';
+import { startPostgres, startRedis } from '../lib/testing';
+import { EXPORT_COLUMNS } from './baseline-export';
+import { startChild, type Child } from './child';
+import { SQL_DATASET, SEED_TIME } from './dataset';
+import { load, type LoadFigures } from './measure';
+import { seedSql } from './seed-sql';
+import type { ServeReady } from './serve';
+
+/**
+ * `npm run bench:features`: the read cache and the exports, each against a hand-written baseline
+ * in the same run, on PostgreSQL (embedded). Writes the "Read cache" and "Exports" sections of
+ * bench/RESULTS.md. BENCH_SECONDS (default 8), BENCH_EXPORT_ROWS (default 100000,1000000).
+ */
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
+const LOAD = { connections: 10, seconds: SECONDS, warmupSeconds: 2 };
+const EXPORT_SIZES = (process.env.BENCH_EXPORT_ROWS ?? '100000,1000000').split(',').map(Number);
+
+const listQuery = new URLSearchParams({
+  oper: JSON.stringify({ and: ['price|>=|10'], category: { and: ['name|like|Gadgets%'] } }),
+  relations: 'category.parent,reviews',
+  pagination: JSON.stringify({ page: 3, pageSize: 25 }),
+}).toString();
+
+async function serve(uri: string, env: Record<string, string>): Promise<Child<ServeReady>> {
+  const saved = { ...process.env };
+  Object.assign(process.env, env);
+  try {
+    return await startChild<ServeReady>('serve.ts', ['sql', uri]);
+  } finally {
+    process.env = saved;
+  }
+}
+
+const row = (name: string, f: LoadFigures, base: LoadFigures) =>
+  `| ${name} | ${f.requestsPerSecond.toFixed(0)} | ${(f.requestsPerSecond / base.requestsPerSecond).toFixed(2)}x | ${f.p50} | ${f.p99} | ${f.failures} |`;
+
+async function cacheSection(uri: string, redisUrl: string | null): Promise<string> {
+  const lines = ['## Read cache', '', `The list request of the main benchmark (filter, relation filter, two eager relations, page 3 of 25) on ${SQL_DATASET.products.toLocaleString('en')} products; ${LOAD.connections} connections, ${SECONDS} s each, one run.`, '', '| server | req/s | vs hand-written pg | p50 ms | p99 ms | failures |', '| --- | --- | --- | --- | --- | --- |'];
+  const stores: Array<['memory' | 'redis', Record<string, string>]> = [['memory', { REST_CACHE_ENABLED: 'true', REST_CACHE_STORE: 'memory' }]];
+  if (redisUrl) stores.push(['redis', { REST_CACHE_ENABLED: 'true', REST_CACHE_STORE: 'redis', REDIS_URL: redisUrl }]);
+  let baseline: LoadFigures | null = null;
+  for (const [store, env] of stores) {
+    const child = await serve(uri, env);
+    try {
+      const lib = `${child.ready.library}/api/v1/products?${listQuery}`;
+      baseline ??= await load(`${child.ready.baseline}/products?min_price=10&category_like=Gadgets%25&page=3&page_size=25`, LOAD, child.idle);
+      if (store === 'memory') {
+        const uncached = await load(`${lib}&cache=false`, LOAD, child.idle);
+        lines.push(row('hand-written pg handler', baseline, baseline), row('library, uncached (cache=false)', uncached, baseline));
+      }
+      const hit = await load(lib, LOAD, child.idle);
+      lines.push(row(`library, cache hit (${store} store)`, hit, baseline));
+      const etag = (await fetch(lib)).headers.get('etag') ?? '';
+      const revalidated = await autocannon({ url: lib, connections: LOAD.connections, duration: SECONDS, headers: { 'if-none-match': etag } });
+      lines.push(row(`library, 304 revalidation (${store} store)`, { requestsPerSecond: revalidated.requests.average, p50: revalidated.latency.p50, p99: revalidated.latency.p99, requests: revalidated.requests.total, failures: revalidated.errors + revalidated.timeouts }, baseline));
+    } finally {
+      await child.stop();
+    }
+  }
+  if (!redisUrl) lines.push('', 'Redis store not measured: no REDIS_URL and no redis-server on PATH.');
+  return lines.join('\n');
+}
+
+async function addProducts(uri: string, total: number): Promise<void> {
+  const client = new Client({ connectionString: uri });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ n: string }>('SELECT count(*) AS n FROM products');
+    const have = Number(rows[0].n);
+    if (have >= total) return;
+    const t = `'${SEED_TIME}'::timestamptz`;
+    await client.query(`INSERT INTO products (id, name, sku, price, stock, status, description, featured, category_id, created_at, updated_at)
+      SELECT i, 'Export product ' || i, 'EXP-' || lpad(i::text, 8, '0'), ((i * 37) % 10000) / 100.0, i % 50, (ARRAY['active','inactive','draft'])[1 + i % 3],
+             'Description of product ' || i, i % 5 = 0, NULL, ${t}, ${t}
+      FROM generate_series(${have + 1}, ${total}) i`);
+    await client.query("SELECT setval(pg_get_serial_sequence('products', 'id'), (SELECT max(id) FROM products))");
+    await client.query('ANALYZE products');
+  } finally {
+    await client.end();
+  }
+}
+
+/** Downloads a URL to the end, counting bytes; the server's peak RSS comes from its probe. */
+async function exportOnce(url: string, probe: string): Promise<{ ms: number; bytes: number; peak: number }> {
+  await fetch(`${probe}?reset=1`);
+  const started = performance.now();
+  const res = await fetch(url);
+  if (!res.ok || !res.body) throw new Error(`${url} -> ${res.status}: ${await res.text()}`);
+  let bytes = 0;
+  for await (const chunk of res.body) bytes += (chunk as Uint8Array).byteLength;
+  const ms = performance.now() - started;
+  const { peak_mb } = (await (await fetch(probe)).json()) as { peak_mb: number };
+  return { ms, bytes, peak: peak_mb };
+}
+
+async function exportSection(uri: string): Promise<string> {
+  const lines = ['## Exports', '', `Every product as .xlsx (columns ${EXPORT_COLUMNS.join(', ')}) through the library and through a hand-written \`pg-cursor\` -> exceljs streaming handler, same server process, alternating; the peak RSS is the server process's, sampled every 50 ms.`, '', '| export | rows | library s | baseline s | library rows/s vs baseline | library peak RSS MB | baseline peak RSS MB |', '| --- | --- | --- | --- | --- | --- | --- |'];
+  for (const size of EXPORT_SIZES) {
+    await addProducts(uri, size);
+    const child = await serve(uri, {});
+    try {
+      const probe = `${child.ready.baseline}/__memory`;
+      const lib = await exportOnce(`${child.ready.library}/api/v1/products/export/excel?columns=${EXPORT_COLUMNS.join(',')}`, probe);
+      const base = await exportOnce(`${child.ready.baseline}/products/export/excel`, probe);
+      lines.push(`| xlsx | ${size.toLocaleString('en')} | ${(lib.ms / 1000).toFixed(1)} | ${(base.ms / 1000).toFixed(1)} | ${(base.ms / lib.ms).toFixed(2)}x | ${lib.peak} | ${base.peak} |`);
+      if (size === EXPORT_SIZES[0]) {
+        const pdf = await exportOnce(`${child.ready.library}/api/v1/products/export/pdf?columns=id,name,sku,price`, probe);
+        lines.push(`| pdf (library only) | ${size.toLocaleString('en')} | ${(pdf.ms / 1000).toFixed(1)} | | ${Math.round(size / (pdf.ms / 1000)).toLocaleString('en')} rows/s | ${pdf.peak} | |`);
+      }
+    } finally {
+      await child.stop();
+    }
+  }
+  lines.push('', 'On MongoDB the export reads one aggregation cursor; offline that cursor is the in-process emulator, whose figures say nothing about a real mongod, so they are not reported here.');
+  return lines.join('\n');
+}
+
+async function main(): Promise<void> {
+  const pg = await startPostgres();
+  let redis: Awaited<ReturnType<typeof startRedis>> | null = null;
+  try {
+    redis = await startRedis();
+  } catch (error) {
+    console.log(`redis: ${(error as Error).message}`);
+  }
+  try {
+    // the example app creates the tables; then the generated shop goes in
+    const creator = await serve(pg.uri, {});
+    await creator.stop();
+    await seedSql(pg.uri, SQL_DATASET);
+    const cache = await cacheSection(pg.uri, redis?.url ?? null);
+    console.log(cache);
+    const exports = await exportSection(pg.uri);
+    console.log(exports);
+    const file = join(__dirname, 'RESULTS.md');
+    const previous = await readFile(file, 'utf8').catch(() => '');
+    const kept = previous.split('\n## Read cache')[0].trimEnd();
+    await writeFile(file, `${kept}\n\n${cache}\n\n${exports}\n`);
+  } finally {
+    await redis?.stop();
+    await pg.stop();
+  }
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});
