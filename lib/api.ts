@@ -6,6 +6,7 @@ import type { CacheStore } from './cache/store';
 import { configFromEnv, type RestConfig } from './config';
 import { buildRouter, contextMiddleware, type ContextInit, type RouteMiddlewareFactory } from './http/build-router';
 import { exportRoutes } from './export/export-routes';
+import { relationExportRoutes } from './export/relation-export-routes';
 import { tableTemplate, type PdfTemplate } from './export/pdf-templates';
 import { accessLog } from './http/access-log';
 import { errorMiddleware } from './http/error-middleware';
@@ -123,6 +124,9 @@ export function createRestApi(options: RestApiOptions = {}): RestApi {
         const chosen = routeOptions.get(entry.info.name)?.updateMultipleRoutes ?? ['batch', 'update-multiple'];
         table.add(...resourceRoutes(service, { updateMultipleRoutes: chosen, read: (input, read, run) => cache.serve(input, read, run) }));
         table.add(...exportRoutes(service, { catalog: registry, config, log, templates }));
+      }
+      for (const service of services.values()) {
+        table.add(...relationExportRoutes(service, (model) => services.get(model), { catalog: registry, config, log, templates }));
       }
       const router = express.Router();
       router.use(accessLog(log));

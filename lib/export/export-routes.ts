@@ -1,7 +1,9 @@
 import { ApiError, BadRequestError } from '../errors';
 import type { RouteDefinition, RouteInput } from '../http/routes';
 import type { Loggers } from '../log/logger';
+import type { Filter } from '../query/ast';
 import { parseSelect } from '../query/parse-select';
+import { allOf } from '../query/walk';
 import type { RestConfig } from '../config';
 import type { Catalog } from '../resource/model-info';
 import type { ResourceService } from '../service/resource-service';
@@ -47,7 +49,7 @@ export interface ExportOptions {
  * byte (a problem is still a JSON 4xx); then rows stream from the database into the writer. An
  * error after the first byte aborts the response, so a cut file never looks complete.
  */
-export async function runExport(input: RouteInput, service: ResourceService, format: ExportFormat, options: ExportOptions, fallbackName?: string): Promise<void> {
+export async function runExport(input: RouteInput, service: ResourceService, format: ExportFormat, options: ExportOptions, fallbackName?: string, narrow: Filter | null = null): Promise<void> {
   const { req, res, ctx, params } = input;
   const info = service.entry.info;
   const parsed = service.parseList(params);
@@ -56,7 +58,7 @@ export async function runExport(input: RouteInput, service: ResourceService, for
   const { writeExcel, writePdf } = writers(format);
   const spec = FORMAT[format];
   const filename = exportFilename(params.filename, fallbackName ?? spec.fallback, spec.extension);
-  const query = await service.prepareList({ ...parsed, ...exportReads(columns, info), page: null, limit: null }, ctx);
+  const query = await service.prepareList({ ...parsed, filter: allOf(parsed.filter, narrow), ...exportReads(columns, info), page: null, limit: null }, ctx);
   const total = await service.count(query);
 
   res.status(200);

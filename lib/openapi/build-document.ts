@@ -59,8 +59,10 @@ function operationShape(route: RouteDefinition, model: string): { params: string
     case 'deleteById':
       return { params: [], body: { type: 'object', properties: { ids: { type: 'array', items: { type: ['string', 'integer'] } } }, required: ['ids'] }, response: json({ type: 'object', properties: { success: { const: true }, deleted: { type: 'integer' } } }) };
     case 'exportExcel':
+    case 'relation.exportExcel':
       return { params: EXPORT, response: { description: 'A spreadsheet download', content: { 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet': { schema: { type: 'string', contentEncoding: 'binary' } } } } };
     case 'exportPdf':
+    case 'relation.exportPdf':
       return { params: EXPORT.concat('template'), response: { description: 'A PDF download', content: { 'application/pdf': { schema: { type: 'string', contentEncoding: 'binary' } } } } };
     default:
       // routes of the features (relations, soft delete, hierarchy) described by what they do

@@ -120,6 +120,35 @@ forEachDriver('exports', (ctx) => {
     expect(text).to.contain('1 rows');
   });
 
+  it('relation exports: the reviews (hasMany) and tags (many-to-many) of one product, export.xlsx by default', async () => {
+    const product = await ctx.product({ name: `Related ${tag}` });
+    const other = await ctx.product({ name: `Unrelated ${tag}` });
+    await ctx.create('reviews', { product_id: product.id, rating: 5, comment: 'kept' });
+    const trashed = await ctx.create('reviews', { product_id: product.id, rating: 1, comment: 'trashed' });
+    await ctx.request().delete(`/api/v1/reviews/${trashed.id}`);
+    await ctx.create('reviews', { product_id: other.id, rating: 3, comment: 'elsewhere' });
+    const reviews = await ctx.request().get(`/api/v1/products/${product.id}/reviews/export/excel`).query({ columns: 'rating,comment' }).buffer(true).parse(binary as never);
+    expect(reviews.status).to.equal(200);
+    expect(reviews.headers['content-disposition']).to.match(/filename="export\.xlsx"/);
+    expect(await sheetRows(reviews.body as Buffer)).to.deep.equal([['rating', 'comment'], [5, 'kept']]);
+
+    const red = await ctx.tagRec({ name: ctx.unique('red') });
+    const blue = await ctx.tagRec({ name: ctx.unique('blue') });
+    await ctx.attach(product, red);
+    await ctx.attach(other, blue);
+    const tags = await ctx.request().get(`/api/v1/products/${product.id}/tags/export/pdf`).query({ columns: 'name' }).buffer(true).parse(binary as never);
+    expect(tags.status).to.equal(200);
+    expect(tags.headers['content-disposition']).to.match(/filename="export\.pdf"/);
+    const { text } = await pdfText(tags.body as Buffer);
+    expect(text).to.contain(String(red.name));
+    expect(text).to.not.contain(String(blue.name));
+  });
+
+  it('a relation export of an unknown parent is a JSON 404 naming it', async () => {
+    const absent = await ctx.absentId('products');
+    expectError(await ctx.get(`/products/${absent}/reviews/export/excel`), 404, 'not_found', new RegExp(String(absent)));
+  });
+
   it('a hostile filename is sanitized: no path, quotes or line breaks', async () => {
     const res = await exportOf('excel', { attr: { name: `Other ${tag}` }, filename: '../../etc/pa"ss\r\nX-Evil: 1.xlsx' });
     expect(res.status).to.equal(200);
