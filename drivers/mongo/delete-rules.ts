@@ -52,6 +52,7 @@ export async function deleteWithRules(ctx: DeleteContext, model: string, ids: un
     await ctx.db.collection(table).deleteMany({ [column]: { $in: fresh } }, { session });
   }
   const own: Document = { _id: { $in: fresh } };
-  await ctx.db.collection(ctx.collection(model)).deleteMany(own, { session });
-  return fresh;
+  const { deletedCount } = await ctx.db.collection(ctx.collection(model)).deleteMany(own, { session });
+  // fewer removed than found: a concurrent delete won those; report only as many as this call removed
+  return deletedCount < fresh.length ? fresh.slice(0, deletedCount) : fresh;
 }

@@ -1,18 +1,41 @@
 /**
- * A client LIKE pattern as an anchored regular expression: `%` -> `[\s\S]*`, `_` -> `[\s\S]`,
- * every other character literal (regex metacharacters escaped), so a pattern can never inject
- * regex syntax. Wildcards are written as `[\s\S]` rather than `.` with the `s` flag, because the
- * BSON serializer drops a JS RegExp's dotAll flag (only i/m/g travel), so on the server `.` would
- * stop at a newline where SQL's `_`/`%` do not. The end anchor is `(?![\s\S])` rather than `$`,
- * because MongoDB's PCRE `$` also matches before a final newline (`abc\n` would match `abc`).
+ * A client LIKE pattern as an anchored regular expression that runs in time linear in the input:
+ * `%` and `_` are the only wildcards, every other character is literal (regex metacharacters
+ * escaped), so a pattern can never inject regex syntax.
+ *
+ * Backtracking: `%a%a%a%b` written naively (`^.*a.*a.*a.*b$`) backtracks polynomially. A LIKE
+ * pattern is a list of fixed-length segments separated by `%`; matching each middle segment at
+ * its earliest occurrence is always right (what follows starts with `%`), so each one is found
+ * with an atomic search: `(?=([\s\S]*?seg))\N` (a lookahead, atomic in JS and PCRE alike, whose
+ * capture is then consumed), which the engine never re-enters. Consecutive `%` collapse to one.
+ *
+ * Wildcards are `[\s\S]` rather than `.` with the `s` flag, because the BSON serializer drops a
+ * RegExp's dotAll flag; the end anchor is `(?![\s\S])` rather than `$`, because PCRE's `$` also
+ * matches before a final newline.
  */
 export function likeRegex(pattern: string, caseInsensitive: boolean): RegExp {
+  const segments = pattern.split(/%+/).map(segmentSource);
+  const end = '(?![\\s\\S])';
+  let source = `^${segments[0]}`;
+  if (segments.length === 1) return new RegExp(`${source}${end}`, caseInsensitive ? 'i' : '');
+  let group = 0;
+  for (const middle of segments.slice(1, -1)) {
+    if (middle === '') continue;
+    group += 1;
+    source += `(?=([\\s\\S]*?${middle}))\\${group}`;
+  }
+  const last = segments[segments.length - 1];
+  // the last segment must end the string: at most one scan back from the end
+  source += last === '' ? '' : `[\\s\\S]*${last}${end}`;
+  return new RegExp(source, caseInsensitive ? 'i' : '');
+}
+
+function segmentSource(segment: string): string {
   let source = '';
-  for (const ch of pattern) {
-    if (ch === '%') source += '[\\s\\S]*';
-    else if (ch === '_') source += '[\\s\\S]';
+  for (const ch of segment) {
+    if (ch === '_') source += '[\\s\\S]';
     else if (/[\\^$.*+?()[\]{}|/-]/.test(ch)) source += `\\${ch}`;
     else source += ch;
   }
-  return new RegExp(`^${source}(?![\\s\\S])`, caseInsensitive ? 'i' : '');
+  return source;
 }

@@ -1,5 +1,6 @@
 import express, { type Request, type RequestHandler, type Response, type Router } from 'express';
 import { mergeParams } from '../query';
+import { checkDepth } from '../query/bounded-depth';
 import { createContext, type RequestContext } from '../service/request-context';
 import { Reply, type RouteDefinition, type RouteTable } from './routes';
 import { serialize } from './serialize';
@@ -39,7 +40,10 @@ function handler(route: RouteDefinition, options: RouterOptions): RequestHandler
     const ctx = contextOf(res);
     let result: unknown;
     try {
-      result = await route.handler({ req, res, ctx, params: mergeParams(req.query as Record<string, unknown>, req.body) });
+      const params = mergeParams(req.query as Record<string, unknown>, req.body);
+      // bounded before anything recurses into client values (JSON-encoded ones are bounded when decoded)
+      checkDepth(params, req.body);
+      result = await route.handler({ req, res, ctx, params });
     } finally {
       // also when a hook failed after a commit: what was written is written
       await options.beforeRespond?.(ctx);

@@ -1,4 +1,5 @@
 import { BadRequestError } from '../errors';
+import { deeperThan, MAX_PARAMETER_DEPTH } from './bounded-depth';
 
 const JSON_START = /^\s*[[{"]/;
 const JSON_LITERAL = /^\s*(true|false|null|-?\d+(\.\d+)?([eE][+-]?\d+)?)\s*$/;
@@ -11,11 +12,14 @@ const JSON_LITERAL = /^\s*(true|false|null|-?\d+(\.\d+)?([eE][+-]?\d+)?)\s*$/;
 export function decodeParam(name: string, value: unknown): unknown {
   if (typeof value !== 'string') return value;
   if (JSON_START.test(value)) {
+    let parsed: unknown;
     try {
-      return JSON.parse(value) as unknown;
+      parsed = JSON.parse(value) as unknown;
     } catch {
       throw new BadRequestError(`Invalid JSON in parameter "${name}".`, name);
     }
+    if (deeperThan(parsed, MAX_PARAMETER_DEPTH)) throw new BadRequestError(`Parameter "${name}" nests deeper than ${MAX_PARAMETER_DEPTH} levels.`, name);
+    return parsed;
   }
   if (JSON_LITERAL.test(value)) return JSON.parse(value) as unknown;
   return value;

@@ -79,6 +79,9 @@ function splitSpaces(text: string, config: RestConfig, parameter: string): RawCo
 }
 
 /** One condition string -> a typed Condition, checked against the model (decisions 4-5, 9-10). */
+/** Longest like/ilike pattern accepted: patterns are matched per row, so their size is bounded. */
+const MAX_PATTERN = 500;
+
 export function parseCondition(text: string, ctx: ConditionContext): Condition {
   const raw = text.includes('|') ? splitPipe(text, ctx.parameter) : splitSpaces(text, ctx.config, ctx.parameter);
   let operator = checkOperator(raw.operator, ctx.config, ctx.parameter);
@@ -95,6 +98,9 @@ export function parseCondition(text: string, ctx: ConditionContext): Condition {
     throw new BadRequestError(`Operator "${operator}" needs a value (field "${field.name}" in ${ctx.parameter}).`, ctx.parameter);
   }
   const value = raw.value;
+  if (value.includes('\u0000')) {
+    throw new BadRequestError(`The value for field "${field.name}" in ${ctx.parameter} must not contain NUL characters.`, ctx.parameter);
+  }
   // `=|null` / `!=|null` mean IS NULL / IS NOT NULL (decision 5).
   if ((operator === '=' || operator === '!=') && value.toLowerCase() === 'null') {
     operator = operator === '=' ? 'null' : 'not null';
@@ -105,6 +111,9 @@ export function parseCondition(text: string, ctx: ConditionContext): Condition {
     const type = field.type === 'array' ? (field.itemType ?? 'string') : field.type;
     if (type !== 'string') {
       throw new BadRequestError(`Operator "${operator}" needs a string field; "${field.name}" is ${type} (in ${ctx.parameter}).`, ctx.parameter);
+    }
+    if (value.length > MAX_PATTERN) {
+      throw new BadRequestError(`The ${operator} pattern for field "${field.name}" in ${ctx.parameter} is longer than ${MAX_PATTERN} characters.`, ctx.parameter);
     }
     return { kind: 'condition', field: field.name, operator, value };
   }

@@ -28,6 +28,8 @@ export function checkColumns(model: ModelInfo, columns: string[], where: string,
 /** `select` -> root columns (before key columns are added); null = all readable fields. */
 export function parseSelect(raw: unknown, model: ModelInfo, config: RestConfig): string[] | null {
   const names = readNameList('select', raw);
-  if (names === null || names.length === 0 || names.includes('*')) return null;
-  return checkColumns(model, names, 'select', 'select', config);
+  if (names === null || names.length === 0) return null;
+  // `*` means every readable field, but the names beside it are still checked (`*,api_token` is a 400)
+  const columns = checkColumns(model, names.filter((n) => n !== '*'), 'select', 'select', config);
+  return names.includes('*') ? null : columns;
 }

@@ -12,6 +12,7 @@ const isScalar = (v: unknown): boolean => typeof v === 'string' || typeof v === 
 /** Plain JSON data a document store can hold as a literal: no `$`/dotted/prototype keys at any depth. */
 function safeJson(value: unknown, depth = 0): boolean {
   if (depth > 32) return false;
+  if (typeof value === 'string') return !value.includes('\u0000');
   if (value === null || isScalar(value)) return true;
   if (Array.isArray(value)) return value.every((v) => safeJson(v, depth + 1));
   if (typeof value !== 'object') return false;
@@ -22,6 +23,12 @@ function safeJson(value: unknown, depth = 0): boolean {
 
 /** Why a value does not fit a field type; null when it fits. */
 function mismatch(type: FieldType, value: unknown): string | null {
+  // PostgreSQL text cannot hold NUL and BSON keys and patterns cannot either: refused everywhere alike
+  if (typeof value === 'string' && value.includes('\u0000')) return 'must not contain NUL characters';
+  // a one-element array is not a number or an id (`[1]` would otherwise be cast to 1)
+  if (type !== 'array' && type !== 'object' && (Array.isArray(value) || (typeof value === 'object' && value !== null && !(value instanceof Date)))) {
+    return 'must be a single value, not a list or an object';
+  }
   switch (type) {
     case 'string':
       return isScalar(value) ? null : 'must be a string';
@@ -42,7 +49,7 @@ function mismatch(type: FieldType, value: unknown): string | null {
       return typeof value === 'string' || typeof value === 'number' ? null : 'must be a valid id';
     case 'array':
     case 'object':
-      return safeJson(value) ? null : 'must not contain keys starting with "$" or containing "."';
+      return safeJson(value) ? null : 'must not contain keys starting with "$" or containing ".", nor NUL characters';
   }
 }
 

@@ -360,6 +360,8 @@ export class ResourceService {
         continue;
       }
       const attributes = pickFillable(plainObject(item, 'A record'), info.fillable);
+      // the types as sent, before a schema's casts could turn `[1]` into 1
+      checkValues(info, attributes, prefix(index), errors);
       const record = await validateItem(schema, attributes, info.fillable, prefix(index), errors);
       checkValues(info, record, prefix(index), errors);
       records.push(record);
