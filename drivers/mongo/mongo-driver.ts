@@ -1,6 +1,6 @@
 import type { ClientSession, Db, Document } from 'mongodb';
 import type { Connection, Model } from 'mongoose';
-import type { DatabaseErrorInfo, DescribedModel, Driver, Id, ListResult, Row, StreamCapability, Transaction, UpdateItem } from '../../lib/driver';
+import type { DatabaseErrorInfo, DescribedModel, Driver, Id, ListResult, Row, StreamCapability, Transaction, UpdateGuard, UpdateItem } from '../../lib/driver';
 import type { ListQuery, Scalar } from '../../lib/query/ast';
 import type { ModelDeclaration } from '../../lib/resource/relation-declaration';
 import { ConnectionDriver } from '../../lib/driver/connection-driver';
@@ -131,16 +131,17 @@ export class MongoDriver extends ConnectionDriver<Connection> implements Driver 
     return docs.map((d) => String(outputValue((d as { _id: unknown })._id)));
   }
 
-  async update(model: string, items: UpdateItem[], tx: Transaction): Promise<void> {
-    if (items.length === 0) return;
+  async update(model: string, items: UpdateItem[], tx: Transaction, guard?: UpdateGuard): Promise<number> {
+    if (items.length === 0) return 0;
     const native = this.model(model);
     const sets = items.map((item) => withoutUndefined(item.changes));
     // bulkWrite casts but does not validate: the schema validators of the changed paths run in memory
     for (const set of sets) if (Object.keys(set).length) await native.validate({ ...set }, Object.keys(set));
     const ops = items.map((item, i) => ({
-      updateOne: { filter: { _id: toObjectId(String(item.id)) }, update: { $set: sets[i] } },
+      updateOne: { filter: { _id: toObjectId(String(item.id)), ...(guard ? { [guard.field]: guard.isNull ? null : { $ne: null } } : {}) }, update: { $set: sets[i] } },
     }));
-    await native.bulkWrite(ops as never, { session: this.session(tx), ordered: true, timestamps: true });
+    const result = await native.bulkWrite(ops as never, { session: this.session(tx), ordered: true, timestamps: true });
+    return result.matchedCount;
   }
 
   async delete(model: string, ids: Id[], tx: Transaction): Promise<Id[]> {

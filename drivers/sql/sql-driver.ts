@@ -1,5 +1,5 @@
 import { QueryTypes, Utils, type Model, type ModelStatic, type Sequelize, type Transaction as SequelizeTransaction } from 'sequelize';
-import { DriverFailure, type DatabaseErrorInfo, type DescribedModel, type Driver, type Id, type ListResult, type Row, type Transaction, type UpdateItem } from '../../lib/driver';
+import { DriverFailure, type DatabaseErrorInfo, type DescribedModel, type Driver, type Id, type ListResult, type Row, type Transaction, type UpdateGuard, type UpdateItem } from '../../lib/driver';
 import type { ListQuery, Scalar } from '../../lib/query/ast';
 import type { ModelDeclaration } from '../../lib/resource/relation-declaration';
 import { ConnectionDriver } from '../../lib/driver/connection-driver';
@@ -108,10 +108,10 @@ export class SqlDriver extends ConnectionDriver<Sequelize> implements Driver {
     return rows.map((r) => Number(r[key]));
   }
 
-  async update(model: string, items: UpdateItem[], tx: Transaction): Promise<void> {
-    if (items.length === 0) return;
+  async update(model: string, items: UpdateItem[], tx: Transaction, guard?: UpdateGuard): Promise<number> {
+    if (items.length === 0) return 0;
     const key = this.requireCatalog().model(model).key;
-    await this.run(compileUpdate(this.table(model), key, items), this.tx(tx), QueryTypes.UPDATE);
+    return (await this.run(compileUpdate(this.table(model), key, items, guard), this.tx(tx))).length;
   }
 
   /** One `DELETE ... RETURNING`: exactly the rows this statement removed (a concurrent delete's rows are not reported). */

@@ -36,6 +36,12 @@ export interface UpdateItem {
   changes: Record<string, unknown>;
 }
 
+/** Only rows whose `field` is null (`isNull`) or not null are updated: soft delete and restore, race-free. */
+export interface UpdateGuard {
+  field: string;
+  isNull: boolean;
+}
+
 export type DatabaseErrorType =
   | 'unique_violation'
   | 'foreign_key_violation'
@@ -156,8 +162,11 @@ export interface Driver {
   /** Insert records (already validated, fillable only) in one bulk operation; returns their ids in order. */
   insert(model: string, records: Record<string, unknown>[], tx: Transaction): Promise<Id[]>;
 
-  /** Apply changes to existing records (bulk); updated_at is set by the driver. */
-  update(model: string, items: UpdateItem[], tx: Transaction): Promise<void>;
+  /**
+   * Apply changes to existing records (bulk, one statement); updated_at is set by the driver.
+   * Returns how many records were updated (with a guard, those that still passed it).
+   */
+  update(model: string, items: UpdateItem[], tx: Transaction, guard?: UpdateGuard): Promise<number>;
 
   /**
    * Delete records and return the ids this call really removed (a concurrent delete may have

@@ -222,7 +222,11 @@ export class ResourceService {
         const [found] = await this.read([id], { select: null, relations: [] }, ctx, tx);
         if (!found) throw this.notFound(rawId);
         // soft-deletable: the record stays, with its deletion time, and is answered so (decision 51)
-        if (this.entry.info.softDelete) return (await this.trash([id], tx))[0];
+        if (this.entry.info.softDelete) {
+          const trashed = await this.trash([id], tx);
+          if (trashed.length === 0) throw this.notFound(rawId); // a concurrent destroy won
+          return trashed[0];
+        }
         const deleted = await this.driver.delete(this.name, [id], tx);
         // a concurrent delete removed it first: exactly one caller deletes a record
         if (deleted.length === 0) throw this.notFound(rawId);
@@ -261,7 +265,8 @@ export class ResourceService {
       this.driver.transaction(async (tx) => {
         await this.assertAllVisible(ids, ctx, tx);
         if (this.entry.info.softDelete) {
-          await this.trash(ids, tx);
+          // all or nothing: a concurrent destroy that took one of them makes this call a 404
+          if ((await this.trash(ids, tx)).length < ids.length) throw new MissingIdsError(this.name, ids);
           return;
         }
         const deleted = new Set((await this.driver.delete(this.name, ids, tx)).map(String));
@@ -283,7 +288,8 @@ export class ResourceService {
       this.driver.transaction(async (tx) => {
         const [found] = await this.readTrashed([id], 'only', ctx, tx);
         if (!found) throw new NotFoundError(`No trashed ${this.name} found with id ${rawId}.`);
-        await this.driver.update(this.name, [{ id, changes: { [field]: null } }], tx);
+        const restored = await this.driver.update(this.name, [{ id, changes: { [field]: null } }], tx, { field, isNull: false });
+        if (restored === 0) throw new NotFoundError(`No trashed ${this.name} found with id ${rawId}.`); // a concurrent restore won
         return (await this.reload([id], tx))[0];
       }),
     );
@@ -310,12 +316,15 @@ export class ResourceService {
     return { success: true, model: answered };
   }
 
-  /** Sets the deletion time of `ids` (one statement for any count) and answers them as they are now. */
+  /**
+   * Sets the deletion time of `ids` that are not trashed yet (one guarded statement for any count)
+   * and answers them; fewer rows than ids means a concurrent destroy took some.
+   */
   private async trash(ids: Id[], tx: Transaction): Promise<Row[]> {
     const field = this.requireSoftDelete();
     const now = new Date();
-    await this.driver.update(this.name, ids.map((id) => ({ id, changes: { [field]: now } })), tx);
-    return this.reload(ids, tx);
+    const count = await this.driver.update(this.name, ids.map((id) => ({ id, changes: { [field]: now } })), tx, { field, isNull: true });
+    return count < ids.length ? [] : this.reload(ids, tx);
   }
 
   private async readTrashed(ids: Id[], trashed: 'with' | 'only', ctx: RequestContext, tx: Transaction): Promise<Row[]> {

@@ -116,6 +116,16 @@ forEachDriver('soft delete', (ctx) => {
     expectError(await del(`/reviews/${trashed.id}/force`), 404, 'not_found');
   });
 
+  it('parallel soft destroys of one record: exactly one 200; parallel restores: exactly one 200', async () => {
+    const review = await ctx.create('reviews', { product_id: product.id, rating: 4 });
+    const destroys = await Promise.all(Array.from({ length: 6 }, () => del(`/reviews/${review.id}`)));
+    expect(destroys.filter((r) => r.status === 200)).to.have.length(1);
+    for (const r of destroys) expect(r.status).to.be.oneOf([200, 404]);
+    const restores = await Promise.all(Array.from({ length: 6 }, () => post(`/reviews/${review.id}/restore`)));
+    expect(restores.filter((r) => r.status === 200)).to.have.length(1);
+    for (const r of restores) expect(r.status).to.be.oneOf([200, 404]);
+  });
+
   it('restore and force exist only for soft-deletable resources', async () => {
     const res = await post(`/products/${product.id}/restore`);
     expect(res.status).to.equal(404);
