@@ -13,7 +13,8 @@ import type { ServeReady } from './serve';
 /**
  * `npm run bench:features`: the read cache and the exports, each against a hand-written baseline
  * in the same run, on PostgreSQL (embedded). Writes the "Read cache" and "Exports" sections of
- * bench/RESULTS.md. BENCH_SECONDS (default 8), BENCH_EXPORT_ROWS (default 100000,1000000).
+ * bench/RESULTS.md. BENCH_SECONDS (default 8), BENCH_EXPORT_ROWS (default 100000,1000000);
+ * BENCH_ONLY=exports skips the cache part and writes nothing; BENCH_HEAP_MB caps the server's heap.
  */
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
 const LOAD = { connections: 10, seconds: SECONDS, warmupSeconds: 2 };
@@ -29,7 +30,9 @@ async function serve(uri: string, env: Record<string, string>): Promise<Child<Se
   const saved = { ...process.env };
   Object.assign(process.env, env);
   try {
-    return await startChild<ServeReady>('serve.ts', ['sql', uri]);
+    // BENCH_HEAP_MB caps the server's V8 heap: an export that still completes streams in bounded memory
+    const heap = process.env.BENCH_HEAP_MB ? [`--max-old-space-size=${process.env.BENCH_HEAP_MB}`] : [];
+    return await startChild<ServeReady>('serve.ts', ['sql', uri], heap);
   } finally {
     process.env = saved;
   }
@@ -132,10 +135,11 @@ async function main(): Promise<void> {
     const creator = await serve(pg.uri, {});
     await creator.stop();
     await seedSql(pg.uri, SQL_DATASET);
-    const cache = await cacheSection(pg.uri, redis?.url ?? null);
+    const cache = process.env.BENCH_ONLY === 'exports' ? '' : await cacheSection(pg.uri, redis?.url ?? null);
     console.log(cache);
     const exports = await exportSection(pg.uri);
     console.log(exports);
+    if (process.env.BENCH_ONLY) return;
     const file = join(__dirname, 'RESULTS.md');
     const previous = await readFile(file, 'utf8').catch(() => '');
     const kept = previous.split('\n## Read cache')[0].trimEnd();
