@@ -1,2 +1,2 @@
 export * from './types';
-export { type DriverFactory, registerDriver, driverFor, defineDriverFactory } from './load-driver';
+export { type DriverFactory, registerDriver, defineDriverFactory } from './load-driver';

@@ -66,11 +66,6 @@ export class DriverPool {
   }
 }
 
-/** The driver a model would get, for applications that build one explicitly. */
-export function driverFor(model: unknown): Driver {
-  return new DriverPool().forModel(model, 'model');
-}
-
 /** A factory for a driver whose models name their connection in one property (`db`, `sequelize`). */
 export function defineDriverFactory<C>(kind: string, accepts: (model: unknown) => boolean, connectionProperty: string, create: (connection: C) => Driver): DriverFactory {
   return {

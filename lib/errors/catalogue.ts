@@ -7,19 +7,16 @@ export const ERROR_STATUS = {
   unauthenticated: 401,
   forbidden: 403,
   not_found: 404,
-  method_not_allowed: 405,
   conflict: 409,
   unique_violation: 409,
   foreign_key_violation: 409,
   payload_too_large: 413,
-  unsupported_media_type: 415,
   validation_error: 422,
   not_null_violation: 422,
   internal_error: 500,
   not_implemented: 501,
   database_error: 500,
   connection_error: 503,
-  timeout: 504,
 } as const;
 
 export type ErrorType = keyof typeof ERROR_STATUS;

@@ -21,7 +21,7 @@ const pascal = (model: string): string => model.replace(/(^|[_\-\s]+)(\w)/g, (_m
 
 /** Error answers each kind of route can give (every type of the catalogue has the one Error schema). */
 function errorResponses(route: RouteDefinition): Record<string, JsonSchema> {
-  const statuses = new Set<number>([400, 401, 403, 500, 503, 504]);
+  const statuses = new Set<number>([400, 401, 403, 500, 503]);
   if (route.path.includes(':')) statuses.add(404);
   if (route.access !== 'read') [404, 409, 413, 422].forEach((s) => statuses.add(s));
   const out: Record<string, JsonSchema> = {};
