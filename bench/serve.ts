@@ -73,7 +73,8 @@ function close(server: Server): Promise<void> {
 serveChild(async () => {
   const [driver, uri] = process.argv.slice(2);
   if (driver !== 'sql' && driver !== 'mongo') throw new Error('usage: serve.ts <sql|mongo> <uri>');
-  const example = await createExampleApp(driver === 'sql' ? { driver, postgresUri: uri } : { driver, mongoUri: uri });
+  // authorization off: the hand-written baseline has none either (bench/auth.ts measures its cost)
+  const example = await createExampleApp(driver === 'sql' ? { driver, postgresUri: uri, auth: false } : { driver, mongoUri: uri, auth: false });
   let baselineApp: express.Express;
   let closeBaseline: () => Promise<void>;
   if (driver === 'sql') {

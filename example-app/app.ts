@@ -2,6 +2,7 @@ import express, { type ErrorRequestHandler } from 'express';
 import type winston from 'winston';
 import { createRestApi, type RestApi, type RestApiOptions } from '../lib';
 import { ensureAdminUser } from './admin-user';
+import { bearerGuard, exampleGrants, newToken } from './auth';
 import { openMongoBackend, type MongoBackend } from './mongo/backend';
 import { exampleResources } from './resources';
 import { seedDemoData, type SeedSummary } from './seed';
@@ -18,8 +19,15 @@ export interface ExampleAppOptions {
   /** Load the demo data set when the database is empty (default false here; server.ts seeds by default). */
   seed?: boolean;
   logger?: winston.Logger;
-  /** When set, a superuser holding this api token exists after start (EXAMPLE_ADMIN_TOKEN). */
+  /** A superuser holding this api token exists after start (EXAMPLE_ADMIN_TOKEN); default: a fresh random token. */
   adminToken?: string;
+  /**
+   * Bearer-token authentication and the roles' permissions on every route but /health (default
+   * true). false only serves the benchmark's "authorization off" figure.
+   */
+  auth?: boolean;
+  /** `Forbidden: <permission>` in 403 answers (APP_DEBUG). */
+  debug?: boolean;
   /** Library options over the example's (read cache settings, ...). */
   apiOptions?: Partial<RestApiOptions>;
 }
@@ -32,6 +40,8 @@ export interface ExampleAppInfo {
   location: string;
   /** What seeding inserted, when it ran. */
   seeded: SeedSummary | null;
+  /** The superuser's api token (EXAMPLE_ADMIN_TOKEN or generated). */
+  adminToken: string;
 }
 
 export interface ExampleApp {
@@ -76,14 +86,17 @@ export async function createExampleApp(options: ExampleAppOptions): Promise<Exam
   const backend = await openBackend(options);
   try {
     const seeded = options.seed ? await seedIfEmpty(backend) : null;
-    if (options.adminToken) await ensureAdminUser(backend, options.adminToken);
+    const adminToken = options.adminToken ?? newToken();
+    await ensureAdminUser(backend, adminToken);
 
-    const api = createRestApi({ logger: options.logger, bodyLimit: '1mb', ...options.apiOptions });
-    for (const declaration of exampleResources(backend.models, backend.driver)) {
+    const guard = bearerGuard(backend);
+    const auth = options.auth === false ? undefined : { authenticate: guard.authenticate, grants: exampleGrants, debug: options.debug };
+    const api = createRestApi({ logger: options.logger, bodyLimit: '1mb', auth, ...options.apiOptions });
+    for (const declaration of exampleResources(backend.models, backend.driver, guard.forget)) {
       api.register(declaration, { updateMultipleRoutes: ['batch', 'update-multiple'] });
     }
 
-    const info: ExampleAppInfo = { driver: backend.driver, database: backend.database, location: backend.location, seeded };
+    const info: ExampleAppInfo = { driver: backend.driver, database: backend.database, location: backend.location, seeded, adminToken };
     const app = express();
     app.disable('x-powered-by');
     app.get(`${API_PREFIX}/health`, (_req, res) => {
@@ -101,7 +114,12 @@ export async function createExampleApp(options: ExampleAppOptions): Promise<Exam
       app,
       api,
       info,
-      reset: () => backend.reset(),
+      // the superuser survives a reset, so its token keeps working between test files
+      async reset() {
+        await backend.reset();
+        guard.forget();
+        await ensureAdminUser(backend, adminToken);
+      },
       async close() {
         if (closed) return;
         closed = true;

@@ -23,6 +23,7 @@ export interface Product {
   "name": string;
   "sku": string;
   "price": number;
+  "cost": number | null;
   "stock": number | null;
   "status": string | null;
   "description": string | null;
@@ -36,6 +37,7 @@ export interface ProductCreate {
   "name": string;
   "sku": string;
   "price": number;
+  "cost"?: number | null;
   "stock"?: number;
   "status"?: "active" | "inactive" | "draft";
   "description"?: string | null;
@@ -47,6 +49,7 @@ export interface ProductUpdate {
   "name"?: string;
   "sku"?: string;
   "price"?: number;
+  "cost"?: number | null;
   "stock"?: number;
   "status"?: "active" | "inactive" | "draft";
   "description"?: string | null;

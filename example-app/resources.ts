@@ -1,4 +1,6 @@
+import type { ResourceHooks } from '../lib';
 import type { RelationDeclaration, ResourceDeclaration } from '../lib/resource/declaration';
+import { hashToken } from './auth';
 import type { MongoModels } from './mongo/models';
 import type { SqlModels } from './sql/models';
 import { categorySchemas, productSchemas, reviewSchemas, tagSchemas, userSchemas, type DriverName } from './validation';
@@ -27,7 +29,21 @@ const tagProducts: RelationDeclaration = {
   pivot: { table: PIVOT, parentKey: 'tag_id', relatedKey: 'product_id', columns: ['position', 'note'], columnTypes: { position: 'integer', note: 'string' } },
 };
 
-export function exampleResources(models: MongoModels | SqlModels, driver: DriverName): ResourceDeclaration[] {
+/** Only a hash of each api token is stored; cached logins are forgotten after any write to users. */
+function tokenHooks(forget: () => void): ResourceHooks {
+  const hashed = (record: Record<string, unknown>) =>
+    typeof record.api_token === 'string' && record.api_token !== '' ? { ...record, api_token: hashToken(record.api_token) } : record;
+  return {
+    beforeCreate: (records) => records.map(hashed),
+    beforeUpdate: (items) => items.map((item) => ({ ...item, changes: hashed(item.changes) })),
+    afterCreate: () => forget(),
+    afterUpdate: () => forget(),
+    afterDelete: () => forget(),
+  };
+}
+
+export function exampleResources(models: MongoModels | SqlModels, driver: DriverName, forgetLogins: () => void = () => undefined): ResourceDeclaration[] {
+  const userHooks = tokenHooks(forgetLogins);
   const category = categorySchemas(driver);
   const product = productSchemas(driver);
   const review = reviewSchemas(driver);
@@ -59,8 +75,9 @@ export function exampleResources(models: MongoModels | SqlModels, driver: Driver
         reviews: { kind: 'hasMany', target: 'review', foreignKey: 'product_id' },
         tags: productTags,
       },
-      fillable: ['name', 'sku', 'price', 'stock', 'status', 'description', 'featured', 'category_id'],
-      fieldsByRole: { admin: ['featured', 'status'], editor: ['status'] },
+      fillable: ['name', 'sku', 'price', 'cost', 'stock', 'status', 'description', 'featured', 'category_id'],
+      // writable only by holders of the role; `cost` is also readable only by admin and editor (auth.ts grants)
+      fieldsByRole: { admin: ['featured', 'status', 'cost'], editor: ['status'] },
       validation: product,
     },
     {
@@ -74,6 +91,7 @@ export function exampleResources(models: MongoModels | SqlModels, driver: Driver
         user: { kind: 'belongsTo', target: 'user', foreignKey: 'user_id', onDelete: 'setNull' },
       },
       fillable: ['product_id', 'user_id', 'rating', 'comment'],
+      owner: 'user_id',
       softDelete: true,
       validation: review,
     },
@@ -96,7 +114,11 @@ export function exampleResources(models: MongoModels | SqlModels, driver: Driver
       },
       fillable: ['name', 'email', 'roles', 'is_superuser', 'api_token'],
       writeOnly: ['api_token'],
+      owner: 'id',
+      // no user holds a role named superuser: only a superuser (who bypasses field rules) can make another
+      fieldsByRole: { admin: ['roles'], superuser: ['is_superuser'] },
       validation: user,
+      hooks: userHooks,
     },
   ];
 }

@@ -15,6 +15,8 @@ export interface SeedProduct {
   name: string;
   sku: string;
   price: number;
+  /** What the shop pays (readable by admin and editor only). */
+  cost: number | null;
   stock: number;
   status: 'active' | 'inactive' | 'draft';
   description: string | null;
@@ -56,24 +58,25 @@ export const categories: SeedCategory[] = [
 export const tags: string[] = ['new', 'sale', 'bestseller', 'eco', 'gift'];
 
 export const products: SeedProduct[] = [
-  { key: 'ultrabook', name: 'Ultrabook 13', sku: 'LAP-001', price: 1299.99, stock: 12, status: 'active', description: 'Light 13-inch laptop.', featured: true, category: 'laptops', tags: ['new', 'bestseller'] },
-  { key: 'workstation', name: 'Workstation 17', sku: 'LAP-002', price: 2499, stock: 3, status: 'active', description: 'Heavy-duty 17-inch laptop.', featured: false, category: 'laptops', tags: ['sale'] },
-  { key: 'tower', name: 'Mini Tower', sku: 'DSK-001', price: 899.5, stock: 0, status: 'inactive', description: null, featured: false, category: 'desktops', tags: [] },
-  { key: 'phone-pro', name: 'Phone Pro', sku: 'PHN-001', price: 999, stock: 40, status: 'active', description: 'Flagship smartphone.', featured: true, category: 'smartphones', tags: ['new', 'bestseller', 'gift'] },
-  { key: 'phone-lite', name: 'Phone Lite', sku: 'PHN-002', price: 399, stock: 25, status: 'active', description: 'Affordable smartphone.', featured: false, category: 'smartphones', tags: ['sale', 'eco'] },
-  { key: 'flip', name: 'Flip Phone', sku: 'PHN-003', price: 59.9, stock: 7, status: 'draft', description: 'Coming soon.', featured: false, category: 'phones', tags: [] },
-  { key: 'novel', name: 'The Long Road', sku: 'BK-001', price: 14.5, stock: 100, status: 'active', description: 'A novel.', featured: false, category: 'fiction', tags: ['bestseller', 'gift'] },
-  { key: 'ts-book', name: 'TypeScript in Practice', sku: 'BK-002', price: 39, stock: 18, status: 'active', description: 'Types for working programmers.', featured: true, category: 'programming', tags: ['new'] },
-  { key: 'sql-book', name: 'SQL by Example', sku: 'BK-003', price: 29.99, stock: 0, status: 'inactive', description: null, featured: false, category: 'programming', tags: ['sale'] },
-  { key: 'lamp', name: 'Desk Lamp', sku: 'HOM-001', price: 24.9, stock: 55, status: 'active', description: 'LED, dimmable.', featured: false, category: 'home', tags: ['eco', 'gift'] },
-  { key: 'kettle', name: 'Electric Kettle', sku: 'HOM-002', price: 34, stock: 9, status: 'active', description: null, featured: false, category: 'home', tags: ['eco'] },
-  { key: 'mystery', name: 'Mystery Box', sku: 'MIS-001', price: 0, stock: 1, status: 'draft', description: 'Uncategorised on purpose.', featured: false, category: null, tags: ['gift'] },
+  { key: 'ultrabook', name: 'Ultrabook 13', sku: 'LAP-001', price: 1299.99, cost: 779.99, stock: 12, status: 'active', description: 'Light 13-inch laptop.', featured: true, category: 'laptops', tags: ['new', 'bestseller'] },
+  { key: 'workstation', name: 'Workstation 17', sku: 'LAP-002', price: 2499, cost: 1499.4, stock: 3, status: 'active', description: 'Heavy-duty 17-inch laptop.', featured: false, category: 'laptops', tags: ['sale'] },
+  { key: 'tower', name: 'Mini Tower', sku: 'DSK-001', price: 899.5, cost: 539.7, stock: 0, status: 'inactive', description: null, featured: false, category: 'desktops', tags: [] },
+  { key: 'phone-pro', name: 'Phone Pro', sku: 'PHN-001', price: 999, cost: 599.4, stock: 40, status: 'active', description: 'Flagship smartphone.', featured: true, category: 'smartphones', tags: ['new', 'bestseller', 'gift'] },
+  { key: 'phone-lite', name: 'Phone Lite', sku: 'PHN-002', price: 399, cost: 239.4, stock: 25, status: 'active', description: 'Affordable smartphone.', featured: false, category: 'smartphones', tags: ['sale', 'eco'] },
+  { key: 'flip', name: 'Flip Phone', sku: 'PHN-003', price: 59.9, cost: 35.94, stock: 7, status: 'draft', description: 'Coming soon.', featured: false, category: 'phones', tags: [] },
+  { key: 'novel', name: 'The Long Road', sku: 'BK-001', price: 14.5, cost: 8.7, stock: 100, status: 'active', description: 'A novel.', featured: false, category: 'fiction', tags: ['bestseller', 'gift'] },
+  { key: 'ts-book', name: 'TypeScript in Practice', sku: 'BK-002', price: 39, cost: 23.4, stock: 18, status: 'active', description: 'Types for working programmers.', featured: true, category: 'programming', tags: ['new'] },
+  { key: 'sql-book', name: 'SQL by Example', sku: 'BK-003', price: 29.99, cost: 17.99, stock: 0, status: 'inactive', description: null, featured: false, category: 'programming', tags: ['sale'] },
+  { key: 'lamp', name: 'Desk Lamp', sku: 'HOM-001', price: 24.9, cost: 14.94, stock: 55, status: 'active', description: 'LED, dimmable.', featured: false, category: 'home', tags: ['eco', 'gift'] },
+  { key: 'kettle', name: 'Electric Kettle', sku: 'HOM-002', price: 34, cost: 20.4, stock: 9, status: 'active', description: null, featured: false, category: 'home', tags: ['eco'] },
+  { key: 'mystery', name: 'Mystery Box', sku: 'MIS-001', price: 0, cost: 0, stock: 1, status: 'draft', description: 'Uncategorised on purpose.', featured: false, category: null, tags: ['gift'] },
 ];
 
-/** No api tokens: a demo must not ship known credentials (EXAMPLE_ADMIN_TOKEN creates an admin). */
+/** One user per role. No fixed api tokens: the seeder makes fresh ones and prints them (a demo must not ship known credentials). */
 export const users: SeedUser[] = [
   { key: 'alice', name: 'Alice Admin', email: 'alice@example.com', roles: ['admin'], is_superuser: false },
   { key: 'eddie', name: 'Eddie Editor', email: 'eddie@example.com', roles: ['editor'], is_superuser: false },
+  { key: 'victor', name: 'Victor Viewer', email: 'victor@example.com', roles: ['viewer'], is_superuser: false },
   { key: 'carol', name: 'Carol Customer', email: 'carol@example.com', roles: ['customer'], is_superuser: false },
 ];
 

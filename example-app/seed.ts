@@ -2,6 +2,7 @@ import type { Model as MongooseModel } from 'mongoose';
 import type { Model as SequelizeModel, ModelStatic } from 'sequelize';
 import type { MongoModels } from './mongo/models';
 import type { SqlModels } from './sql/models';
+import { hashToken, newToken } from './auth';
 import * as data from './seed-data';
 
 /**
@@ -35,6 +36,8 @@ export interface SeedSummary {
   tags: number;
   users: number;
   reviews: number;
+  /** Demo users' api tokens by role (shown at start so the README's curl examples work). */
+  tokens: Record<string, string>;
   links: number;
 }
 
@@ -65,6 +68,7 @@ export async function seedDemoData(models: MongoModels | SqlModels, driver: 'mon
       name: p.name,
       sku: p.sku,
       price: p.price,
+      cost: p.cost,
       stock: p.stock,
       status: p.status,
       description: p.description,
@@ -79,9 +83,11 @@ export async function seedDemoData(models: MongoModels | SqlModels, driver: 'mon
   );
   await insert('ProductTag', links);
 
+  // a fresh token per demo user, stored as its hash and answered once (server.ts prints them)
+  const tokens = data.users.map(() => newToken());
   const userIds = await insert(
     'User',
-    data.users.map((u) => ({ name: u.name, email: u.email, roles: u.roles, is_superuser: u.is_superuser, api_token: null })),
+    data.users.map((u, i) => ({ name: u.name, email: u.email, roles: u.roles, is_superuser: u.is_superuser, api_token: hashToken(tokens[i]) })),
   );
   data.users.forEach((u, i) => ids.set(`user:${u.key}`, userIds[i]));
 
@@ -97,5 +103,6 @@ export async function seedDemoData(models: MongoModels | SqlModels, driver: 'mon
     users: data.users.length,
     reviews: data.reviews.length,
     links: links.length,
+    tokens: Object.fromEntries(data.users.map((u, i) => [u.roles[0], tokens[i]])),
   };
 }

@@ -92,13 +92,20 @@ async function main(): Promise<void> {
       seed,
       logger,
       adminToken: process.env.EXAMPLE_ADMIN_TOKEN || undefined,
+      debug: process.env.APP_DEBUG === 'true',
       apiOptions: redis ? { cache: { redisUrl: redis.url } } : undefined,
     });
     const { info } = example;
     logger.info(`database: ${info.location} (${driver === 'mongo' ? 'MongoDB' : 'PostgreSQL'}, ${database.kind})`);
-    if (info.seeded) logger.info(`demo data loaded: ${JSON.stringify(info.seeded)}`);
-    else logger.info(seed ? 'demo data not loaded: the database already holds products' : 'demo data not loaded (EXAMPLE_SEED=0)');
-    if (process.env.EXAMPLE_ADMIN_TOKEN) logger.info('superuser admin@example.com holds EXAMPLE_ADMIN_TOKEN');
+    if (info.seeded) {
+      const { tokens, ...counts } = info.seeded;
+      logger.info(`demo data loaded: ${JSON.stringify(counts)}`);
+      // demo credentials, fresh at every seed, shown once so the README's curl examples can be tried per role
+      for (const [role, token] of Object.entries(tokens)) logger.info(`demo ${role}: Authorization: Bearer ${token}`);
+    } else logger.info(seed ? 'demo data not loaded: the database already holds products' : 'demo data not loaded (EXAMPLE_SEED=0)');
+    if (process.env.EXAMPLE_ADMIN_TOKEN) logger.info('superuser admin@example.test holds EXAMPLE_ADMIN_TOKEN');
+    else logger.info(`superuser admin@example.test: Authorization: Bearer ${info.adminToken} (set EXAMPLE_ADMIN_TOKEN to choose it)`);
+    if (process.env.APP_DEBUG === 'true') logger.info('APP_DEBUG=true: 403 answers name the missing permission');
 
     server = await listen(example.app, port);
   } catch (err) {

@@ -94,6 +94,7 @@ export function productSchemas(driver: DriverName) {
     name: text('name', mode, { required: true, max: 200 }),
     sku: text('sku', mode, { required: true, max: 255 }),
     price: numeric('price', mode, { required: true, min: 0 }),
+    cost: numeric('cost', mode, { nullable: true, min: 0 }),
     stock: numeric('stock', mode, { integer: true, min: 0 }),
     status: text('status', mode, { oneOf: ['active', 'inactive', 'draft'] }),
     description: text('description', mode, { nullable: true }),

@@ -1,4 +1,8 @@
-import express, { type Router } from 'express';
+import express, { type RequestHandler, type Router } from 'express';
+import type { AuthOptions } from './auth/auth-options';
+import { Authorizer } from './auth/authorizer';
+import type { AuthorizeOverride } from './auth/derive-permission';
+import type { Grants } from './auth/permission-store';
 import type winston from 'winston';
 import { ReadCache } from './cache/read-cache';
 import { cacheSettingsFromEnv, type CacheSettings } from './cache/settings';
@@ -21,6 +25,7 @@ import { Registry } from './resource/registry';
 import { QueryPipeline } from './service/query-pipeline';
 import { softDeleteScope } from './soft-delete/soft-delete-scope';
 import { ResourceService } from './service/resource-service';
+import { ownerFilter } from './service/ownership';
 
 export interface RestApiOptions {
   config?: Partial<RestConfig>;
@@ -33,6 +38,17 @@ export interface RestApiOptions {
   /** Read cache settings over the REST_CACHE_* environment; `cacheStore` replaces the built-in stores. */
   cache?: Partial<CacheSettings>;
   cacheStore?: CacheStore;
+  /** Authentication (guards), permissions (accesscontrol grants), field policies and ownership (README "Authentication"). */
+  auth?: AuthOptions;
+}
+
+/** `api.authorize()` options for an application route: the spec's override, or facts to derive from. */
+export interface AuthorizeOptions extends AuthorizeOverride {
+  /** A route name for the name convention (`reports.index`) or the permission map. */
+  name?: string;
+  /** Controller and method for the controller convention (`ReportsController`, `index`). */
+  controller?: string;
+  method?: string;
 }
 
 export interface RegisterOptions {
@@ -56,6 +72,14 @@ export interface RestApi {
   registerPdfTemplate(name: string, make: () => PdfTemplate): RestApi;
   /** Puts middleware in front of the generated routes it chooses (permissions, cache, ...). */
   useRouteMiddleware(factory: RouteMiddlewareFactory): RestApi;
+  /**
+   * The permission middleware (the spec's `auto.authorize`) for the application's own routes:
+   * `api.authorize()`, `api.authorize('session')` (a guard), or `api.authorize({permissions, mode, guard, name})`.
+   * The generated routes are behind it already unless `auth.protectRoutes` is false.
+   */
+  authorize(options?: string | AuthorizeOptions): RequestHandler;
+  /** The in-memory grants: `api.permissions.reload(grants)` after they change. */
+  readonly permissions: { reload(grants: Grants): void };
   readonly registry: Registry;
   /** The stage between parsing and compiling: scopes and transforms applied to every query. */
   readonly pipeline: QueryPipeline;
@@ -78,6 +102,14 @@ export function createRestApi(options: RestApiOptions = {}): RestApi {
   const routeOptions = new Map<string, RegisterOptions>();
   let built: Router | null = null;
   const templates = new Map<string, () => PdfTemplate>([['pdf', tableTemplate]]);
+  const auth = options.auth
+    ? new Authorizer(
+        options.auth,
+        (name) => registry.entriesList().find((e) => e.declaration.name === name || e.info.name === name)?.declaration.name ?? name,
+        (model) => registry.entry(model.name).declaration.name,
+        log,
+      )
+    : null;
   const cache = new ReadCache(
     cacheSettingsFromEnv(options.cache),
     log,
@@ -95,6 +127,26 @@ export function createRestApi(options: RestApiOptions = {}): RestApi {
     return 'kind' in scope && typeof scope.kind === 'string' ? (scope as never) : equalities(scope as never);
   });
 
+  if (auth) {
+    pipeline.setPolicy(auth.policy);
+    // "own" grants: lists, /first and relations show only the caller's records (decision 40)
+    pipeline.addScope((model, ctx) => {
+      const reach = auth.policy.possession(model, 'read', ctx);
+      if (reach === 'any') return null;
+      return ownerFilter(reach === 'own' ? model : { ...model, owner: null }, ctx);
+    });
+  }
+
+  /** The permission middleware (or, for public routes, authentication alone) in front of each generated route. */
+  const protect: RouteMiddlewareFactory = (route) => {
+    if (!auth) return null;
+    const override = options.auth?.routes?.[route.name];
+    if (override === false || options.auth?.protectRoutes === false) {
+      return (req, res, next) => void auth.identify(req, res, options.auth?.guard).then(() => next(), next);
+    }
+    return auth.middleware({ name: route.name, namedPermissions: route.permissions, httpMethod: route.method, path: route.path }, override, options.auth?.guard);
+  };
+
   const api: RestApi = {
     registry,
     pipeline,
@@ -109,6 +161,20 @@ export function createRestApi(options: RestApiOptions = {}): RestApi {
     registerPdfTemplate(name, make) {
       templates.set(name, make);
       return api;
+    },
+    authorize(arg) {
+      if (!auth) throw new Error('api.authorize() needs the auth option (createRestApi({auth: {authenticate, grants}})).');
+      const opts: AuthorizeOptions = typeof arg === 'string' ? {} : (arg ?? {});
+      const guard = typeof arg === 'string' ? arg : undefined;
+      const { name, controller, method, ...override } = opts;
+      return auth.middleware((req) => ({ name, controller, method, httpMethod: req.method, path: req.path }), override, guard);
+    },
+    permissions: {
+      reload(grants) {
+        if (!auth) throw new Error('permissions.reload() needs the auth option with grants.');
+        auth.reload(grants);
+        pipeline.clearViews();
+      },
     },
     useRouteMiddleware(factory) {
       if (built) throw new Error('Route middleware must be added before router() is called.');
@@ -132,7 +198,7 @@ export function createRestApi(options: RestApiOptions = {}): RestApi {
       router.use(accessLog(log));
       router.use(express.json({ limit: options.bodyLimit ?? '1mb' }));
       router.use(contextMiddleware(null, options.context));
-      router.use(buildRouter(table, middlewares, { beforeRespond: (ctx) => cache.bump(ctx.touched) }));
+      router.use(buildRouter(table, [protect, ...middlewares], { beforeRespond: (ctx) => cache.bump(ctx.touched) }));
       router.use(errorMiddleware(log));
       built = router;
       return router;

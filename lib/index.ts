@@ -1,4 +1,4 @@
-export { createRestApi, type RestApi, type RestApiOptions, type RegisterOptions } from './api';
+export { createRestApi, type RestApi, type RestApiOptions, type RegisterOptions, type AuthorizeOptions } from './api';
 export type { ResourceDeclaration, RelationDeclaration, ModelDeclaration } from './resource/declaration';
 export type { ModelInfo, FieldInfo, RelationInfo, Catalog } from './resource/model-info';
 export type { Driver, Row, Id, DriverFactory } from './driver';
@@ -14,3 +14,8 @@ export type { Filter, ListQuery, Condition, Scalar, Operator } from './query/ast
 export { allOf, equalities } from './query/walk';
 export { configFromEnv, type RestConfig } from './config';
 export type { PdfTemplate } from './export/pdf-templates';
+export type { AuthOptions, Authenticate } from './auth/auth-options';
+export type { AuthorizeOverride, PermissionMode } from './auth/derive-permission';
+export { derivePermission, type Requirement, type RouteFacts } from './auth/derive-permission';
+export type { Grants } from './auth/permission-store';
+export type { AccessPolicy, AccessAction, Possession } from './service/access-policy';

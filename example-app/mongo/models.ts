@@ -21,6 +21,7 @@ export interface ProductDoc {
   name: string;
   sku: string;
   price: number;
+  cost: number | null;
   stock: number;
   status: 'active' | 'inactive' | 'draft';
   description: string | null;
@@ -89,6 +90,7 @@ const productSchema = new Schema<ProductDoc>(
     name: { type: String, required: true, maxlength: 200 },
     sku: { type: String, required: true, unique: true },
     price: { type: Number, required: true, min: 0 },
+    cost: { type: Number, default: null, min: 0 },
     stock: { type: Number, default: 0, min: 0, integer: true }, // integer: described as an integer field, as on SQL
     status: { type: String, enum: ['active', 'inactive', 'draft'], default: 'draft' },
     description: { type: String, default: null },

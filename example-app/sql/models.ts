@@ -49,6 +49,7 @@ export function defineSqlModels(sequelize: Sequelize): SqlModels {
       name: { type: DataTypes.STRING(200), allowNull: false },
       sku: { type: DataTypes.STRING(255), allowNull: false, unique: true },
       price: { type: DataTypes.DOUBLE, allowNull: false },
+      cost: { type: DataTypes.DOUBLE, allowNull: true, defaultValue: null },
       stock: { type: DataTypes.INTEGER, allowNull: false, defaultValue: 0 },
       status: { type: DataTypes.STRING(20), allowNull: false, defaultValue: 'draft' },
       description: { type: DataTypes.TEXT, allowNull: true, defaultValue: null },

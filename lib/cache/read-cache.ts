@@ -67,6 +67,9 @@ export class ReadCache {
       query: read.query,
       vary: vary.map((h) => input.req.get(h) ?? null),
       user: input.ctx.user?.id ?? null,
+      // what the caller may read depends on their roles, which can change between requests
+      roles: [...input.ctx.roles].sort(),
+      superuser: input.ctx.user?.is_superuser === true,
       versions: Object.fromEntries(models.map((m, i) => [m, versions[i]])),
     });
     const cached = await this.guard(() => this.store.get(key), null);

@@ -78,7 +78,7 @@ export function isDriverFailure(error: unknown): error is DriverFailure {
  * Model facts the driver reads from the native model; the registry merges the declaration in.
  * `paranoid`: the model itself says it is soft-deletable (a Sequelize paranoid model) through this field.
  */
-export type DescribedModel = Omit<ModelInfo, 'fillable' | 'fieldsByRole' | 'hierarchyField' | 'name' | 'softDelete'> & { paranoid?: string };
+export type DescribedModel = Omit<ModelInfo, 'fillable' | 'fieldsByRole' | 'hierarchyField' | 'name' | 'softDelete' | 'owner'> & { paranoid?: string };
 
 /** One pivot row of a many-to-many relation: the two keys and the extra pivot columns. */
 export interface PivotRow {

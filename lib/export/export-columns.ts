@@ -34,7 +34,8 @@ function readColumns(raw: unknown): string[] | null {
  * Write-only fields are unknown here as everywhere.
  */
 export function exportColumns(raw: unknown, select: string[] | null, model: ModelInfo, catalog: Catalog): ExportColumn[] {
-  const names = readColumns(raw) ?? [model.key, ...(select ?? model.fillable).filter((f) => f !== model.key)];
+  // the default leaves out fields the caller may not read (write-only in their view)
+  const names = readColumns(raw) ?? [model.key, ...(select ?? model.fillable).filter((f) => f !== model.key && !model.fields[f]?.writeOnly)];
   if (names.length === 0) throw new BadRequestError('Parameter "columns" must name at least one column.', 'columns');
   return names.map((name): ExportColumn => {
     const dot = name.indexOf('.');

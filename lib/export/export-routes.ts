@@ -51,9 +51,11 @@ export interface ExportOptions {
  */
 export async function runExport(input: RouteInput, service: ResourceService, format: ExportFormat, options: ExportOptions, fallbackName?: string, narrow: Filter | null = null): Promise<void> {
   const { req, res, ctx, params } = input;
-  const info = service.entry.info;
-  const parsed = service.parseList(params);
-  const columns = exportColumns(params.columns, parseSelect(params.select, info, options.config), info, options.catalog);
+  // the caller's view: a field they may not read cannot be a column
+  const view = service.viewOf(ctx);
+  const info = view.model(service.name);
+  const parsed = service.parseList(params, ctx);
+  const columns = exportColumns(params.columns, parseSelect(params.select, info, options.config), info, view);
   const template = format === 'pdf' ? pickTemplate(params.template, options.templates) : null;
   const { writeExcel, writePdf } = writers(format);
   const spec = FORMAT[format];

@@ -44,6 +44,8 @@ export function relationExportRoutes(parent: ResourceService, serviceOf: (model:
         method: 'get',
         path: `/${resource}/:parent_id/${rel.name}/export/${format}`,
         access: 'read',
+        // listing related records needs read on the related resource
+        permissions: [`${related.entry.declaration.name}.index`],
         answers: 'stream',
         summary: `Export the ${rel.name} of one ${parent.name} as ${format === 'excel' ? 'a spreadsheet' : 'a PDF table'}`,
         handler: async (input: RouteInput) => {

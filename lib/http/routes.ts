@@ -61,6 +61,11 @@ export interface RouteDefinition {
   access: RouteAccess;
   /** json: the handler's result is the body (a Reply sets the status); stream: the handler writes the response. */
   answers: 'json' | 'stream';
+  /**
+   * The permissions the route's name stands for when the name alone cannot say (relation routes:
+   * a right on the related resource, and on the parent); all are required. Default: the name convention.
+   */
+  permissions?: string[];
   /** One line for the API description. */
   summary: string;
   handler(input: RouteInput): Promise<unknown>;

@@ -61,6 +61,9 @@ export function checkDeclarationFields(
   if (decl.HIERARCHY_FIELD_ID !== undefined && !Object.prototype.hasOwnProperty.call(info.fields, decl.HIERARCHY_FIELD_ID)) {
     throw new DeclarationError(who, 'HIERARCHY_FIELD_ID', `"${decl.HIERARCHY_FIELD_ID}" is not a field of the model; name its self-referencing parent key (fields: ${fields}).`);
   }
+  if (decl.owner !== undefined && !Object.prototype.hasOwnProperty.call(info.fields, decl.owner)) {
+    throw new DeclarationError(who, 'owner', `"${decl.owner}" is not a field of the model; name the field holding the owner's user id (fields: ${fields}).`);
+  }
   if (info.softDelete && !Object.prototype.hasOwnProperty.call(info.fields, info.softDelete)) {
     throw new DeclarationError(who, 'softDelete', `"${info.softDelete}" is not a field of the model; add a nullable date field for the deletion time (fields: ${fields}).`);
   }

@@ -20,6 +20,11 @@ export interface ResourceDeclaration<M = unknown> extends ModelDeclaration<M> {
    * Sequelize paranoid model.
    */
   softDelete?: boolean | string;
+  /**
+   * The field holding the id of the user who owns a record (`user_id`; `id` on a users resource).
+   * "Own" grants narrow to the caller's records through it; a create under an own grant sets it.
+   */
+  owner?: string;
   /** Self-referencing parent key; enables hierarchy features. */
   HIERARCHY_FIELD_ID?: string;
   /** yup schemas: `create` for store and /validate, `update` for update and updateMultiple. */

@@ -72,6 +72,8 @@ export interface ModelInfo {
   fillable: string[];
   fieldsByRole: Record<string, string[]>;
   hierarchyField: string | null;
+  /** The field holding the owner's user id ("own" grants narrow to it), else null. */
+  owner: string | null;
   /** The soft-delete field (deletion time) of a soft-deletable resource, else null. */
   softDelete: string | null;
   timestamps: boolean;

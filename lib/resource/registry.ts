@@ -58,6 +58,7 @@ export class Registry implements Catalog {
         fillable: decl.fillable.filter((f) => !['id', 'created_at', 'updated_at'].includes(f) && f !== softDelete),
         fieldsByRole: decl.fieldsByRole ?? {},
         hierarchyField: decl.HIERARCHY_FIELD_ID ?? null,
+        owner: decl.owner ?? null,
       };
       this.entries.set(decl.MODEL, { declaration: decl, info, driver });
     }

@@ -3,6 +3,8 @@ import { applyScopes, type ScopeOf } from '../query/transforms/apply-scopes';
 import { allOf } from '../query/walk';
 import type { Catalog, ModelInfo } from '../resource/model-info';
 import { relationOf } from '../resource/model-lookup';
+import { openPolicy, type AccessPolicy } from './access-policy';
+import { CatalogViews, narrowColumns, type CatalogView } from './catalog-view';
 import type { RequestContext } from './request-context';
 
 /**
@@ -21,8 +23,32 @@ export type QueryTransform = (query: ListQuery, ctx: RequestContext) => ListQuer
 export class QueryPipeline {
   private readonly scopes: ScopeProvider[] = [];
   private readonly transforms: QueryTransform[] = [];
+  private accessPolicy: AccessPolicy = openPolicy;
+  private readonly views: CatalogViews;
 
-  constructor(private readonly catalog: Catalog) {}
+  constructor(private readonly catalog: Catalog) {
+    this.views = new CatalogViews(catalog, () => this.accessPolicy);
+  }
+
+  /** Who may read and write what (the permission module sets it; default: everything). */
+  get policy(): AccessPolicy {
+    return this.accessPolicy;
+  }
+
+  setPolicy(policy: AccessPolicy): void {
+    this.accessPolicy = policy;
+    this.views.clear();
+  }
+
+  /** Forget restricted views (after grants are reloaded). */
+  clearViews(): void {
+    this.views.clear();
+  }
+
+  /** The catalog as the caller sees it: parse requests against this, never the declarations. */
+  viewOf(ctx: RequestContext): CatalogView {
+    return this.views.of(ctx);
+  }
 
   addScope(provider: ScopeProvider): void {
     this.scopes.push(provider);
@@ -41,6 +67,7 @@ export class QueryPipeline {
 
   apply(query: ListQuery, ctx: RequestContext): ListQuery {
     const transformed = this.transforms.reduce((q, transform) => transform(q, ctx), query);
-    return this.scopes.length ? applyScopes(transformed, this.scopeOf(ctx), this.targetOf) : transformed;
+    const scoped = this.scopes.length ? applyScopes(transformed, this.scopeOf(ctx), this.targetOf) : transformed;
+    return narrowColumns(scoped, this.viewOf(ctx));
   }
 }

@@ -1,13 +1,16 @@
 import type { Id, ReadOptions, Row, Transaction } from '../driver';
 import { isDriverFailure } from '../driver';
 import type { RestConfig } from '../config';
-import { ApiError, BadRequestError, DatabaseError, MissingIdsError, NotFoundError, ValidationError } from '../errors';
+import { ApiError, BadRequestError, DatabaseError, ForbiddenError, MissingIdsError, NotFoundError, ValidationError } from '../errors';
 import type { Loggers } from '../log/logger';
 import { parseListQuery, parseReadOptions, withTrashed, type RequestParams } from '../query';
 import type { ListQuery } from '../query/ast';
 import { allOf } from '../query/walk';
 import type { Registry, ResourceEntry } from '../resource/registry';
 import { modelsTouchedByDelete } from '../resource/references';
+import type { AccessAction } from './access-policy';
+import { narrowColumns, stripHidden } from './catalog-view';
+import { ownerFilter, ownerValue } from './ownership';
 import { checkReferences } from './check-references';
 import { checkValues } from './check-values';
 import { listEnvelope, type ListEnvelope } from './envelopes';
@@ -68,9 +71,18 @@ export class ResourceService {
     return this.entry.declaration.hooks ?? {};
   }
 
-  /** The parsed list query of a request, before the pipeline (cursors are bound to it). */
-  parseList(params: RequestParams, options: { forFirst?: boolean } = {}): ListQuery {
-    return parseListQuery(params, this.entry.info, this.registry, this.config, options);
+  /** The models as the caller sees them (fields they may not read are unknown). */
+  viewOf(ctx: RequestContext) {
+    return this.pipeline.viewOf(ctx);
+  }
+
+  /**
+   * The parsed list query of a request, before the pipeline (cursors are bound to it). Parsed
+   * against the caller's view: a field they may not read is unknown in every position.
+   */
+  parseList(params: RequestParams, ctx: RequestContext, options: { forFirst?: boolean } = {}): ListQuery {
+    const view = this.pipeline.viewOf(ctx);
+    return parseListQuery(params, view.model(this.name), view, this.config, options);
   }
 
   /** The query as the driver will run it: scopes and transforms applied, then the beforeList hook. */
@@ -80,13 +92,13 @@ export class ResourceService {
 
   /** A list read, planned: the parsed query (cursors are bound to it) and the query the driver will run. */
   async planList(params: RequestParams, ctx: RequestContext, options: { forFirst?: boolean } = {}): Promise<PlannedList> {
-    const parsed = this.parseList(params, options);
+    const parsed = this.parseList(params, ctx, options);
     return { parsed, query: await this.prepareList(parsed, ctx) };
   }
 
   async runList(plan: PlannedList, ctx: RequestContext, action = 'index'): Promise<ListEnvelope> {
     const result = await this.timed(action, plan.query, () => this.driver.list(plan.query));
-    result.rows = await runHook(this.hooks.afterList, result.rows, ctx);
+    result.rows = await runHook(this.hooks.afterList, this.shape(result.rows, plan.query, ctx), ctx);
     return listEnvelope(plan.parsed, result);
   }
 
@@ -96,7 +108,7 @@ export class ResourceService {
 
   async runFirst(plan: PlannedList, ctx: RequestContext): Promise<{ data: Row | null }> {
     const result = await this.timed('first', plan.query, () => this.driver.list(plan.query));
-    const rows = await runHook(this.hooks.afterList, result.rows, ctx);
+    const rows = await runHook(this.hooks.afterList, this.shape(result.rows, plan.query, ctx), ctx);
     return { data: rows[0] ?? null };
   }
 
@@ -116,13 +128,14 @@ export class ResourceService {
   async planShow(rawId: string, params: RequestParams, ctx: RequestContext): Promise<PlannedShow> {
     const id = this.parseIdOr404(rawId);
     await this.hooks.beforeShow?.(id, ctx);
-    const options = parseReadOptions(params, this.entry.info, this.registry, this.config);
+    const view = this.pipeline.viewOf(ctx);
+    const options = parseReadOptions(params, view.model(this.name), view, this.config);
     return { rawId, id, query: this.pipeline.apply({ ...byIdsQuery(this.entry.info, [id], options), ...withTrashed(params, this.entry.info) }, ctx) };
   }
 
   async runShow(plan: PlannedShow, ctx: RequestContext): Promise<Row> {
     const { rows } = await this.timed('show', plan.query, () => this.driver.list(plan.query));
-    const row = inIdOrder(rows, [plan.id], this.entry.info.key)[0];
+    const row = inIdOrder(this.shape(rows, plan.query, ctx), [plan.id], this.entry.info.key)[0];
     if (!row) throw this.notFound(plan.rawId);
     return runHook(this.hooks.afterShow, row, ctx);
   }
@@ -134,13 +147,13 @@ export class ResourceService {
   async store(body: unknown, ctx: RequestContext): Promise<WriteResult | BulkWriteResult> {
     const { items, many } = readStoreBody(body, this.name);
     if (items.length === 0) throw new BadRequestError(`The "${this.name}" array must contain at least one record.`, this.name);
-    const prepared = await this.prepare(items, 'create', (i) => (many ? `${this.name}.${i}.` : ''));
+    const prepared = await this.prepare(items, 'create', (i) => (many ? `${this.name}.${i}.` : ''), ctx);
     const records = await runHook(this.hooks.beforeCreate, prepared, ctx);
     this.logQuery('store', { count: records.length });
     const inserted = await this.db(() =>
       this.driver.transaction(async (tx) => {
         const ids = await this.driver.insert(this.name, records, tx);
-        return this.reload(ids, tx);
+        return this.reload(ids, tx, ctx);
       }),
     );
     ctx.touched.add(this.name);
@@ -149,22 +162,23 @@ export class ResourceService {
     return { success: true, models: rows.map((model) => ({ success: true as const, model })) };
   }
 
-  async validate(body: unknown, _ctx: RequestContext): Promise<{ success: true }> {
-    await this.prepare([plainObject(body ?? {}, 'The request body')], 'create', () => '');
+  async validate(body: unknown, ctx: RequestContext): Promise<{ success: true }> {
+    await this.prepare([plainObject(body ?? {}, 'The request body')], 'create', () => '', ctx);
     return { success: true };
   }
 
   async update(rawId: string, body: unknown, ctx: RequestContext): Promise<WriteResult> {
     const id = this.parseIdOr404(rawId);
-    const [prepared] = await this.prepare([plainObject(body ?? {}, 'The request body')], 'update', () => '');
+    const [prepared] = await this.prepare([plainObject(body ?? {}, 'The request body')], 'update', () => '', ctx);
     const [item] = await runHook(this.hooks.beforeUpdate, [{ id, changes: prepared }], ctx);
     this.logQuery('update', { id, changes: item.changes });
     const [written] = await this.db(() =>
       this.driver.transaction(async (tx) => {
         const existing = await this.visibleIds([id], ctx, tx);
         if (existing.length === 0) throw this.notFound(rawId);
+        await this.assertOwned([id], 'update', ctx, tx);
         if (Object.keys(item.changes).length > 0) await this.driver.update(this.name, [item], tx);
-        return this.reload([id], tx);
+        return this.reload([id], tx, ctx);
       }),
     );
     ctx.touched.add(this.name);
@@ -197,15 +211,16 @@ export class ResourceService {
     if (Object.keys(errors).length > 0) throw new ValidationError(errors);
     if (unknownIds.length > 0) throw new MissingIdsError(this.name, unknownIds);
     if (new Set(ids).size !== ids.length) throw new BadRequestError(`Each id may appear only once in "${this.name}".`, this.name);
-    const changes = await this.prepare(raw, 'update', (i) => `${this.name}.${i}.`);
+    const changes = await this.prepare(raw, 'update', (i) => `${this.name}.${i}.`, ctx);
     const items = await runHook(this.hooks.beforeUpdate, ids.map((id, i) => ({ id, changes: changes[i] })), ctx);
     this.logQuery('updateMultiple', { ids });
     const written = await this.db(() =>
       this.driver.transaction(async (tx) => {
         await this.assertAllVisible(ids, ctx, tx);
+        await this.assertOwned(ids, 'update', ctx, tx);
         const changed = items.filter((item) => Object.keys(item.changes).length > 0);
         if (changed.length > 0) await this.driver.update(this.name, changed, tx);
-        return this.reload(ids, tx);
+        return this.reload(ids, tx, ctx);
       }),
     );
     ctx.touched.add(this.name);
@@ -221,9 +236,10 @@ export class ResourceService {
       this.driver.transaction(async (tx) => {
         const [found] = await this.read([id], { select: null, relations: [] }, ctx, tx);
         if (!found) throw this.notFound(rawId);
+        await this.assertOwned([id], 'delete', ctx, tx);
         // soft-deletable: the record stays, with its deletion time, and is answered so (decision 51)
         if (this.entry.info.softDelete) {
-          const trashed = await this.trash([id], tx);
+          const trashed = await this.trash([id], tx, ctx);
           if (trashed.length === 0) throw this.notFound(rawId); // a concurrent destroy won
           return trashed[0];
         }
@@ -264,9 +280,10 @@ export class ResourceService {
     await this.db(() =>
       this.driver.transaction(async (tx) => {
         await this.assertAllVisible(ids, ctx, tx);
+        await this.assertOwned(ids, 'delete', ctx, tx);
         if (this.entry.info.softDelete) {
           // all or nothing: a concurrent destroy that took one of them makes this call a 404
-          if ((await this.trash(ids, tx)).length < ids.length) throw new MissingIdsError(this.name, ids);
+          if ((await this.trash(ids, tx, ctx)).length < ids.length) throw new MissingIdsError(this.name, ids);
           return;
         }
         const deleted = new Set((await this.driver.delete(this.name, ids, tx)).map(String));
@@ -288,9 +305,10 @@ export class ResourceService {
       this.driver.transaction(async (tx) => {
         const [found] = await this.readTrashed([id], 'only', ctx, tx);
         if (!found) throw new NotFoundError(`No trashed ${this.name} found with id ${rawId}.`);
+        await this.assertOwned([id], 'update', ctx, tx, 'with');
         const restored = await this.driver.update(this.name, [{ id, changes: { [field]: null } }], tx, { field, isNull: false });
         if (restored === 0) throw new NotFoundError(`No trashed ${this.name} found with id ${rawId}.`); // a concurrent restore won
-        return (await this.reload([id], tx))[0];
+        return (await this.reload([id], tx, ctx))[0];
       }),
     );
     ctx.touched.add(this.name);
@@ -306,6 +324,7 @@ export class ResourceService {
       this.driver.transaction(async (tx) => {
         const [found] = await this.readTrashed([id], 'with', ctx, tx);
         if (!found) throw this.notFound(rawId);
+        await this.assertOwned([id], 'delete', ctx, tx, 'with');
         const deleted = await this.driver.delete(this.name, [id], tx);
         if (deleted.length === 0) throw this.notFound(rawId);
         return found;
@@ -320,16 +339,16 @@ export class ResourceService {
    * Sets the deletion time of `ids` that are not trashed yet (one guarded statement for any count)
    * and answers them; fewer rows than ids means a concurrent destroy took some.
    */
-  private async trash(ids: Id[], tx: Transaction): Promise<Row[]> {
+  private async trash(ids: Id[], tx: Transaction, ctx: RequestContext): Promise<Row[]> {
     const field = this.requireSoftDelete();
     const now = new Date();
     const count = await this.driver.update(this.name, ids.map((id) => ({ id, changes: { [field]: now } })), tx, { field, isNull: true });
-    return count < ids.length ? [] : this.reload(ids, tx);
+    return count < ids.length ? [] : this.reload(ids, tx, ctx);
   }
 
   private async readTrashed(ids: Id[], trashed: 'with' | 'only', ctx: RequestContext, tx: Transaction): Promise<Row[]> {
     const query = this.pipeline.apply({ ...byIdsQuery(this.entry.info, ids, { select: null, relations: [] }), trashed }, ctx);
-    return inIdOrder((await this.driver.list(query, tx)).rows, ids, this.entry.info.key);
+    return inIdOrder(this.shape((await this.driver.list(query, tx)).rows, query, ctx), ids, this.entry.info.key);
   }
 
   private requireSoftDelete(): string {
@@ -342,7 +361,7 @@ export class ResourceService {
     if (ids.length === 0) return [];
     const query = this.pipeline.apply(byIdsQuery(this.entry.info, ids, options), ctx);
     const { rows } = await this.db(() => this.driver.list(query, tx));
-    return inIdOrder(rows, ids, this.entry.info.key);
+    return inIdOrder(this.shape(rows, query, ctx), ids, this.entry.info.key);
   }
 
   /** Which of `ids` exist and are visible to the caller: one query (a scoped read when a scope applies). */
@@ -357,18 +376,23 @@ export class ResourceService {
   }
 
   /** Fillable attributes, validated and cast, belongsTo references checked; 422 with every error. */
-  private async prepare(items: unknown[], mode: 'create' | 'update', prefix: (index: number) => string): Promise<Record<string, unknown>[]> {
+  private async prepare(items: unknown[], mode: 'create' | 'update', prefix: (index: number) => string, ctx: RequestContext): Promise<Record<string, unknown>[]> {
     const { info, declaration } = this.entry;
     const schema = mode === 'create' ? declaration.validation?.create : declaration.validation?.update;
     const errors: FieldErrors = {};
     const records: Record<string, unknown>[] = [];
+    const prohibited = this.pipeline.policy.prohibitedFields(info, ctx);
+    const stampOwner = this.ownerStamp(mode, ctx);
     for (const [index, item] of items.entries()) {
       if (item === null || typeof item !== 'object' || Array.isArray(item)) {
         addError(errors, prefix(index).replace(/\.$/, '') || 'body', 'Each record must be a JSON object.');
         records.push({});
         continue;
       }
-      const attributes = pickFillable(plainObject(item, 'A record'), info.fillable);
+      const raw = plainObject(item, 'A record');
+      // fieldsByRole: each field the caller's roles may not write is an error of its own (decision 39)
+      for (const field of Object.keys(raw)) if (prohibited.has(field)) addError(errors, `${prefix(index)}${field}`, `The ${field} field is prohibited.`);
+      const attributes = { ...pickFillable(raw, info.fillable), ...stampOwner };
       // the types as sent, before a schema's casts could turn `[1]` into 1
       checkValues(info, attributes, prefix(index), errors);
       const record = await validateItem(schema, attributes, info.fillable, prefix(index), errors);
@@ -378,6 +402,35 @@ export class ResourceService {
     await this.db(() => checkReferences(this.entry, this.registry, records, (i, field) => `${prefix(i)}${field}`, errors));
     if (Object.keys(errors).length > 0) throw new ValidationError(errors);
     return records;
+  }
+
+  /**
+   * With only an "own" grant for a write, the owner field is the caller whatever the body says
+   * (a create is theirs; an update cannot give a record away).
+   */
+  private ownerStamp(mode: 'create' | 'update', ctx: RequestContext): Record<string, unknown> {
+    const { owner, key } = this.entry.info;
+    if (!owner || owner === key || !ctx.user) return {};
+    if (this.pipeline.policy.possession(this.entry.info, mode, ctx) !== 'own') return {};
+    return { [owner]: ownerValue(this.entry.info, ctx) };
+  }
+
+  /**
+   * Decision 40: with only an "own" grant for `action`, a record the caller may read but does not
+   * own is a 403 (one query, only for such callers; records they may not read were already 404s).
+   */
+  private async assertOwned(ids: Id[], action: AccessAction, ctx: RequestContext, tx: Transaction, trashed?: 'with'): Promise<void> {
+    const info = this.entry.info;
+    if (this.pipeline.policy.possession(info, action, ctx) !== 'own') return;
+    const mine: ListQuery = { ...byIdsQuery(info, ids, { select: [info.key], relations: [] }), trashed };
+    const filter = allOf(mine.filter, ownerFilter(info, ctx));
+    const { rows } = await this.driver.list({ ...mine, filter }, tx);
+    if (rows.length < ids.length) throw new ForbiddenError();
+  }
+
+  /** Rows as the caller may see them: fields hidden by their read policy removed at every depth. */
+  private shape(rows: Row[], query: ListQuery, ctx: RequestContext): Row[] {
+    return stripHidden(rows, query.model, query.relations, this.pipeline.viewOf(ctx));
   }
 
   private touchDeleted(ctx: RequestContext): void {
@@ -391,9 +444,10 @@ export class ResourceService {
   }
 
   /** What a write returns: the records as a read returns them, inside the write's transaction. */
-  private async reload(ids: Id[], tx: Transaction): Promise<Row[]> {
-    const { rows } = await this.driver.list(byIdsQuery(this.entry.info, ids, { select: null, relations: [] }), tx);
-    return inIdOrder(rows, ids, this.entry.info.key);
+  private async reload(ids: Id[], tx: Transaction, ctx: RequestContext): Promise<Row[]> {
+    const query = narrowColumns(byIdsQuery(this.entry.info, ids, { select: null, relations: [] }), this.pipeline.viewOf(ctx));
+    const { rows } = await this.driver.list(query, tx);
+    return inIdOrder(this.shape(rows, query, ctx), ids, this.entry.info.key);
   }
 
   private parseIdOr404(rawId: string): Id {

@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { Writable } from 'node:stream';
 import request from 'supertest';
+import { asAdmin } from '../support/as-admin';
 import winston from 'winston';
 import { createExampleApp, type ExampleApp } from '../../example-app/app';
 import { sharedMongo, sharedPostgres } from '../support/databases';
@@ -49,7 +50,7 @@ for (const driver of ['mongo', 'sql'] as const) {
 
     it('LOG_QUERY=true writes one query-log line per controller action, with the compiled query', async () => {
       lines.length = 0;
-      await request(example.app)
+      await asAdmin(example)
         .get('/api/v1/products')
         .query({ oper: JSON.stringify({ and: ['price|>=|1'] }), relations: 'category' })
         .expect(200);
@@ -61,9 +62,9 @@ for (const driver of ['mongo', 'sql'] as const) {
     });
 
     it('records the full database error on the database channel while the client sees only the translation', async () => {
-      await request(example.app).post('/api/v1/tags').send({ name: 'dup' }).expect(200);
+      await asAdmin(example).post('/api/v1/tags').send({ name: 'dup' }).expect(200);
       lines.length = 0;
-      const res = await request(example.app).post('/api/v1/tags').send({ name: 'dup' }).expect(409);
+      const res = await asAdmin(example).post('/api/v1/tags').send({ name: 'dup' }).expect(409);
       expect(JSON.stringify(res.body)).to.not.match(/E11000|duplicate key|violates/);
       const dbLines = lines.filter((l) => l.channel === 'database');
       expect(dbLines).to.have.length(1);
@@ -75,18 +76,20 @@ for (const driver of ['mongo', 'sql'] as const) {
 
     it('writes one access line per request with method, path, status, duration; never headers or the query string', async () => {
       lines.length = 0;
-      await request(example.app).get('/api/v1/products').query({ attr: JSON.stringify({ name: 'secret-value' }) }).set('Authorization', 'Bearer top-secret').expect(200);
+      await asAdmin(example).get('/api/v1/products').query({ attr: JSON.stringify({ name: 'secret-value' }) }).expect(200);
+      await request(example.app).get('/api/v1/products').set('Authorization', 'Bearer top-secret').expect(401);
       const access = lines.filter((l) => l.channel === 'access');
-      expect(access).to.have.length(1);
+      expect(access).to.have.length(2);
       expect(access[0]).to.include({ method: 'GET', path: '/api/v1/products', status: 200, route: 'products.index' });
       expect(access[0].duration_ms).to.be.a('number');
       expect(JSON.stringify(lines)).to.not.contain('top-secret');
+      expect(JSON.stringify(lines)).to.not.contain(example.info.adminToken);
       expect(JSON.stringify(access)).to.not.contain('secret-value');
     });
 
     it('query-log lines carry their duration', async () => {
       lines.length = 0;
-      await request(example.app).get('/api/v1/products').expect(200);
+      await asAdmin(example).get('/api/v1/products').expect(200);
       const query = lines.find((l) => l.channel === 'query');
       expect(query?.duration_ms).to.be.a('number');
     });

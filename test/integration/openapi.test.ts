@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import request from 'supertest';
+import { asAdmin } from '../support/as-admin';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { createExampleApp, type ExampleApp } from '../../example-app/app';
 import { sharedMongo, sharedPostgres } from '../support/databases';
@@ -17,7 +17,7 @@ for (const driver of ['mongo', 'sql'] as const) {
     before(async () => {
       const uri = driver === 'mongo' ? { mongoUri: (await sharedMongo()).uri } : { postgresUri: (await sharedPostgres()).uri };
       shop = await createExampleApp({ driver, ...uri, seed: true });
-      const res = await request(shop.app).get('/api/v1/openapi.json');
+      const res = await asAdmin(shop).get('/api/v1/openapi.json');
       expect(res.status).to.equal(200);
       doc = res.body;
     });
@@ -59,7 +59,7 @@ for (const driver of ['mongo', 'sql'] as const) {
           if (example === undefined) continue;
           query[String(p.name)] = typeof example === 'string' ? example : JSON.stringify(example);
         }
-        const res = await request(shop.app).get(`/api/v1${path}`).query(query);
+        const res = await asAdmin(shop).get(`/api/v1${path}`).query(query);
         expect(res.status, `${path} ${JSON.stringify(query)}: ${res.text}`).to.equal(200);
         sent += 1;
         if (path.endsWith('s')) expect(Object.keys(query)).to.include.members(['select', 'orderby', 'pagination']);
@@ -68,10 +68,10 @@ for (const driver of ['mongo', 'sql'] as const) {
     });
 
     it('the docs page and its assets are served locally', async () => {
-      const page = await request(shop.app).get('/api/v1/docs');
+      const page = await asAdmin(shop).get('/api/v1/docs');
       expect(page.status).to.equal(200);
       expect(page.text).to.contain('/api/v1/docs/assets/swagger-ui-bundle.js');
-      const bundle = await request(shop.app).get('/api/v1/docs/assets/swagger-ui-bundle.js');
+      const bundle = await asAdmin(shop).get('/api/v1/docs/assets/swagger-ui-bundle.js');
       expect(bundle.status).to.equal(200);
     });
   });

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { spawn, type ChildProcess } from 'node:child_process';
-import request from 'supertest';
+import { asAdmin } from '../support/as-admin';
 import { createExampleApp, type ExampleApp } from '../../example-app/app';
 import { startRedis, RedisUnavailableError, type RedisHandle } from '../../lib/testing/start-redis';
 import { sharedMongo, sharedPostgres } from '../support/databases';
@@ -32,15 +32,16 @@ after(async () => {
   await redis?.stop();
 });
 
+const SHARED_ADMIN_TOKEN = `cache-admin-${process.pid}-${Date.now()}`;
+
 async function cachedApp(driver: 'mongo' | 'sql', store: 'memory' | 'redis', redisUrl?: string, prefix = `t${Date.now()}`): Promise<ExampleApp> {
   const uri = driver === 'mongo' ? { mongoUri: (await sharedMongo()).uri } : { postgresUri: (await sharedPostgres()).uri };
   return createExampleApp({
     driver,
     ...uri,
-    apiOptions: {
-      cache: { enabled: true, store, redisUrl, prefix },
-      context: (req) => (req.get('x-user') ? { user: { id: String(req.get('x-user')), roles: [] } } : {}),
-    },
+    // one token for every instance: they share the database, where the superuser's token hash lives
+    adminToken: SHARED_ADMIN_TOKEN,
+    apiOptions: { cache: { enabled: true, store, redisUrl, prefix } },
   });
 }
 
@@ -49,8 +50,8 @@ for (const driver of ['mongo', 'sql'] as const) {
     describe(`read cache (${driver}, ${store} store)`, function () {
       this.timeout(60_000);
       let shop: ExampleApp;
-      const get = (path: string, headers: Record<string, string> = {}) => request(shop.app).get(`${API}${path}`).set(headers);
-      const send = (method: 'post' | 'patch' | 'delete', path: string, body: object) => request(shop.app)[method](`${API}${path}`).send(body);
+      const get = (path: string, headers: Record<string, string> = {}) => asAdmin(shop).get(`${API}${path}`).set(headers);
+      const send = (method: 'post' | 'patch' | 'delete', path: string, body: object) => asAdmin(shop)[method](`${API}${path}`).send(body);
 
       before(async function () {
         const url = store === 'redis' ? (await redisOrSkip(this)).url : undefined;
@@ -134,9 +135,17 @@ for (const driver of ['mongo', 'sql'] as const) {
 
       it('the user is part of the key: one user never gets an entry made for another', async () => {
         const cat = await newCategory('Cache F');
-        await get(`/categories/${cat.id}`, { 'x-user': 'ann' });
-        expect((await get(`/categories/${cat.id}`, { 'x-user': 'ann' })).headers['x-cache']).to.equal('hit');
-        expect((await get(`/categories/${cat.id}`, { 'x-user': 'bob' })).headers['x-cache']).to.equal('miss');
+        const as = async (name: string) => {
+          const token = `${name}-${driver}-${store}-${Date.now()}`;
+          const made = await send('post', '/users', { name, email: `${token}@x.test`, roles: ['viewer'], api_token: token });
+          expect(made.status, made.text).to.equal(200);
+          return { Authorization: `Bearer ${token}` };
+        };
+        const ann = await as('ann');
+        const bob = await as('bob');
+        await get(`/categories/${cat.id}`, ann);
+        expect((await get(`/categories/${cat.id}`, ann)).headers['x-cache']).to.equal('hit');
+        expect((await get(`/categories/${cat.id}`, bob)).headers['x-cache']).to.equal('miss');
         expect((await get(`/categories/${cat.id}`)).headers['x-cache']).to.equal('miss');
       });
 
@@ -179,35 +188,35 @@ for (const driver of ['mongo', 'sql'] as const) {
     });
 
     it('a write through one instance makes the other instance\'s next read a miss', async () => {
-      const cat = await request(a.app).post(`${API}/categories`).send({ name: 'Shared' });
+      const cat = await asAdmin(a).post(`${API}/categories`).send({ name: 'Shared' });
       const path = `${API}/categories/${cat.body.model.id}`;
-      await request(b.app).get(path);
-      expect((await request(b.app).get(path)).headers['x-cache']).to.equal('hit');
-      expect((await request(a.app).get(path)).headers['x-cache']).to.equal('hit');
-      await request(a.app).patch(path).send({ name: 'Shared 2' });
-      const after = await request(b.app).get(path);
+      await asAdmin(b).get(path);
+      expect((await asAdmin(b).get(path)).headers['x-cache']).to.equal('hit');
+      expect((await asAdmin(a).get(path)).headers['x-cache']).to.equal('hit');
+      await asAdmin(a).patch(path).send({ name: 'Shared 2' });
+      const after = await asAdmin(b).get(path);
       expect(after.headers['x-cache']).to.equal('miss');
       expect(after.body.name).to.equal('Shared 2');
     });
 
     it('with Redis stopped, reads come from the database and writes commit; after a restart it caches again', async () => {
-      const cat = await request(a.app).post(`${API}/categories`).send({ name: 'Outage' });
+      const cat = await asAdmin(a).post(`${API}/categories`).send({ name: 'Outage' });
       const path = `${API}/categories/${cat.body.model.id}`;
       own!.child!.kill('SIGKILL');
       await new Promise((r) => setTimeout(r, 200));
-      const read = await request(a.app).get(path);
+      const read = await asAdmin(a).get(path);
       expect(read.status).to.equal(200);
       expect(read.body.name).to.equal('Outage');
-      const write = await request(a.app).patch(path).send({ name: 'Outage 2' });
+      const write = await asAdmin(a).patch(path).send({ name: 'Outage 2' });
       expect(write.status).to.equal(200);
-      expect((await request(b.app).get(path)).body.name).to.equal('Outage 2');
+      expect((await asAdmin(b).get(path)).body.name).to.equal('Outage 2');
 
       own!.child = startRedisOn(own!.port);
       const deadline = Date.now() + 10_000;
       let state = '';
       while (Date.now() < deadline && state !== 'hit') {
         await new Promise((r) => setTimeout(r, 250));
-        state = String((await request(a.app).get(path)).headers['x-cache']);
+        state = String((await asAdmin(a).get(path)).headers['x-cache']);
       }
       expect(state).to.equal('hit');
     });

@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import express from 'express';
 import request from 'supertest';
+import { asAdmin } from '../support/as-admin';
 import { createExampleApp, type ExampleApp } from '../../example-app/app';
 import { createRestApi, type RestApi } from '../../lib';
 import { sharedMongo, sharedPostgres } from '../support/databases';
@@ -56,7 +57,7 @@ for (const driver of ['mongo', 'sql'] as const) {
       await h.example.close();
     });
 
-    const http = () => request(h.example.app);
+    const http = () => asAdmin(h.example);
 
     it('without a validation schema, operator objects in store/update bodies are a 422 and are never interpreted', async () => {
       const bare = request(h.bare);

@@ -1,5 +1,6 @@
 import { expect } from 'chai';
-import request from 'supertest';
+import type request from 'supertest';
+import { asAdmin } from '../support/as-admin';
 import type { Sequelize } from 'sequelize';
 import type { Connection } from 'mongoose';
 import type { CommandStartedEvent } from 'mongodb';
@@ -17,7 +18,7 @@ const LIST = {
 };
 
 async function seed(example: ExampleApp): Promise<void> {
-  const http = request(example.app);
+  const http = asAdmin(example);
   const root = await http.post('/api/v1/categories').send({ name: 'Budget root' }).expect(200);
   const child = await http.post('/api/v1/categories').send({ name: 'Budget child', parent_id: root.body.model.id }).expect(200);
   const products = Array.from({ length: 120 }, (_, i) => ({
@@ -35,7 +36,7 @@ async function seed(example: ExampleApp): Promise<void> {
 }
 
 async function listPage(example: ExampleApp, pageSize: number): Promise<request.Response> {
-  const res = await request(example.app)
+  const res = await asAdmin(example)
     .get('/api/v1/products')
     .query({ ...LIST, pagination: JSON.stringify({ page: 1, pageSize }) })
     .expect(200);

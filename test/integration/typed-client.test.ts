@@ -22,7 +22,7 @@ for (const driver of ['mongo', 'sql'] as const) {
       await shop.reset();
       server = shop.app.listen(0);
       await new Promise((r) => server.once('listening', r));
-      api = createClient<Api>({ baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/v1` });
+      api = createClient<Api>({ baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/v1`, headers: { Authorization: `Bearer ${shop.info.adminToken}` } });
     });
     after(async () => {
       server?.close();

@@ -19,7 +19,7 @@ interface ExampleApp {
   app: Express;
   reset(): Promise<void>;
   close(): Promise<void>;
-  info: { driver: string; database: string };
+  info: { driver: string; database: string; adminToken: string };
 }
 
 interface ExampleAppModule {
@@ -112,8 +112,15 @@ export class ContractContext {
     return this.example;
   }
 
+  /** An agent authenticated as the superuser (the contract suite runs with authentication on). */
   request(): supertest.Agent {
-    return supertest.agent(this.app.app);
+    return this.as(this.app.info.adminToken);
+  }
+
+  /** An agent sending `Authorization: Bearer <token>` (null: anonymous). */
+  as(token: string | null): supertest.Agent {
+    const agent = supertest.agent(this.app.app);
+    return token === null ? agent : agent.set('Authorization', `Bearer ${token}`);
   }
 
   reset(): Promise<void> {

@@ -23,6 +23,7 @@ function model(name: string, idType: IdType, fields: FieldInfo[], relations: Rel
     fieldsByRole: {},
     hierarchyField,
     softDelete: null,
+    owner: null,
     timestamps: true,
   };
 }

@@ -84,7 +84,7 @@ function buildCatalog(driver: Driver, decls: ResourceDeclaration[]): Catalog {
   const infos = new Map<string, ModelInfo>();
   for (const d of decls) {
     const described = driver.describe(d, (n) => native.get(n));
-    infos.set(d.MODEL, { ...described, name: d.MODEL, fillable: d.fillable, fieldsByRole: {}, hierarchyField: null, softDelete: null });
+    infos.set(d.MODEL, { ...described, name: d.MODEL, fillable: d.fillable, fieldsByRole: {}, hierarchyField: null, softDelete: null, owner: null });
   }
   const catalog: Catalog = {
     model: (name) => {

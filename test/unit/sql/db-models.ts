@@ -94,7 +94,7 @@ export function describeAll(driver: Driver, declarations: ResourceDeclaration[])
   const infos = new Map<string, ModelInfo>();
   for (const decl of declarations) {
     const described = driver.describe(decl, (n) => byNative.get(n));
-    infos.set(decl.MODEL, { ...described, name: decl.MODEL, fillable: decl.fillable, fieldsByRole: {}, hierarchyField: null, softDelete: null });
+    infos.set(decl.MODEL, { ...described, name: decl.MODEL, fillable: decl.fillable, fieldsByRole: {}, hierarchyField: null, softDelete: null, owner: null });
   }
   const catalog: Catalog = {
     model: (name) => {

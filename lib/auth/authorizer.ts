@@ -1,0 +1,137 @@
+import type { Request, RequestHandler, Response } from 'express';
+import { ForbiddenError, UnauthenticatedError } from '../errors';
+import type { Loggers } from '../log/logger';
+import type { ModelInfo } from '../resource/model-info';
+import type { AccessPolicy } from '../service/access-policy';
+import { openPolicy } from '../service/access-policy';
+import { createContext, type AuthUser, type RequestContext } from '../service/request-context';
+import type { Authenticate, AuthOptions } from './auth-options';
+import { derivePermission, permissionTarget, type AuthorizeOverride, type Requirement, type RouteFacts } from './derive-permission';
+import { GrantPolicy } from './grant-policy';
+import { PermissionStore, type Grants } from './permission-store';
+
+const truthy = (v: string | undefined): boolean => v !== undefined && ['1', 'true', 'yes', 'on'].includes(v.trim().toLowerCase());
+
+/** A user as the application returned it, checked: an id, roles as strings, superuser only when `true`. */
+function checkedUser(value: unknown): AuthUser | null {
+  if (value === null || value === undefined) return null;
+  const user = value as Partial<AuthUser>;
+  if (typeof user !== 'object' || (typeof user.id !== 'string' && typeof user.id !== 'number')) {
+    throw new Error('authenticate() must return null or a user object with an id (string or number) and roles.');
+  }
+  const roles = Array.isArray(user.roles) ? user.roles.filter((r): r is string => typeof r === 'string') : [];
+  return { ...user, id: user.id, roles, is_superuser: user.is_superuser === true };
+}
+
+/**
+ * Authentication and the permission middleware (the spec's `auto.authorize`): guards, the
+ * required permission derived in the spec's order, 401 before 403, permissions answered in memory.
+ */
+export class Authorizer {
+  private readonly guards = new Map<string, Authenticate>();
+  readonly defaultGuard: string;
+  readonly store: PermissionStore | null;
+  readonly strict: boolean;
+  readonly debug: boolean;
+  readonly overrides: Readonly<Record<string, string | string[]>>;
+  private readonly grantPolicy: GrantPolicy | null;
+  private readonly warned = new Set<string>();
+
+  constructor(
+    readonly options: AuthOptions,
+    private readonly resourceAlias: (name: string) => string,
+    resourceOf: (model: ModelInfo) => string,
+    private readonly log: Loggers,
+  ) {
+    if (options.authenticate) this.guards.set('default', options.authenticate);
+    for (const [name, guard] of Object.entries(options.guards ?? {})) {
+      if (typeof guard !== 'function') throw new Error(`auth.guards.${name} must be a function from a request to a user or null.`);
+      this.guards.set(name, guard);
+    }
+    if (this.guards.size === 0) throw new Error('auth needs an authenticate function or named guards.');
+    this.defaultGuard = options.defaultGuard ?? (this.guards.has('default') ? 'default' : [...this.guards.keys()][0]);
+    this.requireGuard(this.defaultGuard, 'auth.defaultGuard');
+    if (options.guard) this.requireGuard(options.guard, 'auth.guard');
+    this.strict = options.permissionMap?.strict ?? truthy(process.env.PERMISSION_STRICT_MODE);
+    this.debug = options.debug ?? truthy(process.env.APP_DEBUG);
+    this.overrides = options.permissionMap?.overrides ?? {};
+    this.store = options.grants ? new PermissionStore(options.grants) : null;
+    this.grantPolicy = this.store ? new GrantPolicy(this.store, resourceOf, this.strict) : null;
+  }
+
+  /** The field and ownership policy (open when no grants are configured: the feature is inactive). */
+  get policy(): AccessPolicy {
+    return this.grantPolicy ?? openPolicy;
+  }
+
+  /** Swaps the grants (after the application changed roles or permissions); no restart needed. */
+  reload(grants: Grants): void {
+    if (!this.store) throw new Error('No grants were configured (auth.grants), so there is nothing to reload.');
+    this.store.reload(grants);
+    this.grantPolicy?.clear();
+  }
+
+  requireGuard(name: string, where: string): void {
+    if (!this.guards.has(name)) throw new Error(`${where}: no guard named "${name}" (guards: ${[...this.guards.keys()].join(', ')}).`);
+  }
+
+  /**
+   * The permission middleware. `facts` describes the route (generated routes: fixed; application
+   * routes: from the request); guard priority: route override, middleware parameter, default.
+   */
+  middleware(facts: RouteFacts | ((req: Request) => RouteFacts), override?: AuthorizeOverride, guardParam?: string): RequestHandler {
+    const guard = override?.guard ?? guardParam ?? this.defaultGuard;
+    this.requireGuard(guard, 'authorize');
+    const fixed = typeof facts === 'function' ? null : derivePermission(facts, override, this.overrides);
+    return (req, res, next) => {
+      const requirement = fixed ?? derivePermission((facts as (req: Request) => RouteFacts)(req), override, this.overrides);
+      this.check(req, res, guard, requirement).then(() => next(), next);
+    };
+  }
+
+  /** Authenticates with `guard` without requiring a user (public routes still know their caller). */
+  async identify(req: Request, res: Response, guard = this.defaultGuard): Promise<RequestContext> {
+    const ctx = contextFor(res);
+    const user = checkedUser(await this.guards.get(guard)!(req));
+    if (user) {
+      ctx.user = user;
+      ctx.roles = user.roles;
+    }
+    return ctx;
+  }
+
+  private async check(req: Request, res: Response, guard: string, requirement: Requirement): Promise<void> {
+    const ctx = await this.identify(req, res, guard);
+    // decision 37: no user is a 401, decided before any permission
+    if (!ctx.user) throw new UnauthenticatedError();
+    await this.options.beforeCheck?.(req, ctx);
+    if (ctx.user.is_superuser === true || !this.store) return;
+    const granted = requirement.permissions.map((p) => this.holds(ctx.roles, p));
+    const ok = requirement.permissions.length === 0 || (requirement.mode === 'all' ? granted.every(Boolean) : granted.some(Boolean));
+    if (!ok) {
+      const missing = requirement.permissions.filter((_, i) => !granted[i]);
+      throw new ForbiddenError((requirement.mode === 'all' ? missing : requirement.permissions).join('|'), this.debug);
+    }
+  }
+
+  /** One permission against the grants: a permission no role holds passes unless strict (spec: permission map). */
+  private holds(roles: readonly string[], permission: string): boolean {
+    const target = permissionTarget(permission);
+    const resource = target ? this.resourceAlias(target.resource) : null;
+    if (!target || !resource || !this.store!.exists(resource, target.action)) {
+      if (!this.warned.has(permission)) {
+        this.warned.add(permission);
+        this.log.app.warn(`permission "${permission}" is not in the grants: ${this.strict ? 'denied (strict mode)' : 'not enforced (set PERMISSION_STRICT_MODE=true to deny)'}`);
+      }
+      return !this.strict;
+    }
+    return this.store!.possession(roles, resource, target.action) !== null;
+  }
+}
+
+/** The request's context, created when an application route is authorized outside the API router. */
+function contextFor(res: Response): RequestContext {
+  const locals = res.locals as { restContext?: RequestContext };
+  locals.restContext ??= createContext();
+  return locals.restContext;
+}
