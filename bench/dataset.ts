@@ -35,3 +35,6 @@ export function describe(size: DatasetSize): string {
     `${(size.products * size.tagsPerProduct).toLocaleString('en')} pivot rows, ${size.users} users`
   );
 }
+
+/** Tokens of the benchmark's callers when the server runs with BENCH_AUTH=1. */
+export const BENCH_TOKENS = { superuser: 'bench-superuser-token', viewer: 'bench-viewer-token' };

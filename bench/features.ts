@@ -5,7 +5,7 @@ import autocannon from 'autocannon';
 import { startPostgres, startRedis } from '../lib/testing';
 import { EXPORT_COLUMNS } from './baseline-export';
 import { startChild, type Child } from './child';
-import { SQL_DATASET, SEED_TIME } from './dataset';
+import { BENCH_TOKENS, SQL_DATASET, SEED_TIME } from './dataset';
 import { load, type LoadFigures } from './measure';
 import { seedSql } from './seed-sql';
 import type { ServeReady } from './serve';
@@ -14,10 +14,11 @@ import type { ServeReady } from './serve';
  * `npm run bench:features`: the read cache and the exports, each against a hand-written baseline
  * in the same run, on PostgreSQL (embedded). Writes the "Read cache" and "Exports" sections of
  * bench/RESULTS.md. BENCH_SECONDS (default 8), BENCH_EXPORT_ROWS (default 100000,1000000);
- * BENCH_ONLY=exports skips the cache part and writes nothing; BENCH_HEAP_MB caps the server's heap.
+ * BENCH_ONLY=exports|auth runs only that part and writes nothing; BENCH_AUTH_ROUNDS (default 3); BENCH_HEAP_MB caps the server's heap.
  */
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
 const LOAD = { connections: 10, seconds: SECONDS, warmupSeconds: 2 };
+const AUTH_ROUNDS = Number(process.env.BENCH_AUTH_ROUNDS ?? 3);
 const EXPORT_SIZES = (process.env.BENCH_EXPORT_ROWS ?? '100000,1000000').split(',').map(Number);
 
 const listQuery = new URLSearchParams({
@@ -100,6 +101,32 @@ async function exportOnce(url: string, probe: string): Promise<{ ms: number; byt
   return { ms, bytes, peak: peak_mb };
 }
 
+/** Authorization's cost: the same list with authentication off, as a superuser and as a restricted role (viewer). */
+async function authSection(uri: string): Promise<string> {
+  const lines = ['## Authorization', '', `The list request above; authentication and permission checks on (bearer token looked up, grants in memory) against off, ${LOAD.connections} connections, ${SECONDS} s each, median of ${AUTH_ROUNDS} alternating rounds.`, '', '| server | req/s | vs auth off | p50 ms | p99 ms | failures |', '| --- | --- | --- | --- | --- | --- |'];
+  const samples: Record<'off' | 'superuser' | 'viewer', LoadFigures[]> = { off: [], superuser: [], viewer: [] };
+  for (let round = 0; round < AUTH_ROUNDS; round += 1) {
+    const off = await serve(uri, {});
+    try {
+      samples.off.push(await load(`${off.ready.library}/api/v1/products?${listQuery}&cache=false`, LOAD, off.idle));
+    } finally {
+      await off.stop();
+    }
+    const on = await serve(uri, { BENCH_AUTH: '1' });
+    try {
+      for (const who of ['superuser', 'viewer'] as const) {
+        samples[who].push(await load(`${on.ready.library}/api/v1/products?${listQuery}&cache=false`, { ...LOAD, headers: { Authorization: `Bearer ${BENCH_TOKENS[who]}` } }, on.idle));
+      }
+    } finally {
+      await on.stop();
+    }
+  }
+  const median = (list: LoadFigures[]) => [...list].sort((a, b) => a.requestsPerSecond - b.requestsPerSecond)[Math.floor(list.length / 2)];
+  const base = median(samples.off);
+  lines.push(row('library, authentication off', base, base), row('library, superuser', median(samples.superuser), base), row('library, viewer (read policy hides cost)', median(samples.viewer), base));
+  return lines.join('\n');
+}
+
 async function exportSection(uri: string): Promise<string> {
   const lines = ['## Exports', '', `Every product as .xlsx (columns ${EXPORT_COLUMNS.join(', ')}) through the library and through a hand-written \`pg-cursor\` -> exceljs streaming handler, same server process, alternating; the peak RSS is the server process's, sampled every 50 ms.`, '', '| export | rows | library s | baseline s | library rows/s vs baseline | library peak RSS MB | baseline peak RSS MB |', '| --- | --- | --- | --- | --- | --- | --- |'];
   for (const size of EXPORT_SIZES) {
@@ -135,15 +162,18 @@ async function main(): Promise<void> {
     const creator = await serve(pg.uri, {});
     await creator.stop();
     await seedSql(pg.uri, SQL_DATASET);
-    const cache = process.env.BENCH_ONLY === 'exports' ? '' : await cacheSection(pg.uri, redis?.url ?? null);
+    const cache = process.env.BENCH_ONLY ? '' : await cacheSection(pg.uri, redis?.url ?? null);
     console.log(cache);
+    const auth = process.env.BENCH_ONLY && process.env.BENCH_ONLY !== 'auth' ? '' : await authSection(pg.uri);
+    console.log(auth);
+    if (process.env.BENCH_ONLY === 'auth') return;
     const exports = await exportSection(pg.uri);
     console.log(exports);
     if (process.env.BENCH_ONLY) return;
     const file = join(__dirname, 'RESULTS.md');
     const previous = await readFile(file, 'utf8').catch(() => '');
     const kept = previous.split('\n## Read cache')[0].trimEnd();
-    await writeFile(file, `${kept}\n\n${cache}\n\n${exports}\n`);
+    await writeFile(file, `${kept}\n\n${cache}\n\n${auth}\n\n${exports}\n`);
   } finally {
     await redis?.stop();
     await pg.stop();

@@ -13,6 +13,8 @@ export interface LoadOptions {
   connections: number;
   seconds: number;
   warmupSeconds: number;
+  /** Sent with every request (an Authorization header). */
+  headers?: Record<string, string>;
 }
 
 /**
@@ -20,9 +22,10 @@ export interface LoadOptions {
  * server to finish requests autocannon abandoned, before the measured run and after it.
  */
 export async function load(url: string, options: LoadOptions, idle: () => Promise<void>): Promise<LoadFigures> {
-  if (options.warmupSeconds > 0) await autocannon({ url, connections: options.connections, duration: options.warmupSeconds, timeout: 60 });
+  const headers = options.headers ?? {};
+  if (options.warmupSeconds > 0) await autocannon({ url, connections: options.connections, duration: options.warmupSeconds, timeout: 60, headers });
   await idle();
-  const r = await autocannon({ url, connections: options.connections, duration: options.seconds, timeout: 60 });
+  const r = await autocannon({ url, connections: options.connections, duration: options.seconds, timeout: 60, headers });
   await idle();
   return {
     requestsPerSecond: r.requests.average,

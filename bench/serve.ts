@@ -3,6 +3,8 @@ import type { Server } from 'node:http';
 import type express from 'express';
 import { MongoClient } from 'mongodb';
 import { Pool } from 'pg';
+import { createContext } from '../lib';
+import { BENCH_TOKENS } from './dataset';
 import { createExampleApp } from '../example-app/app';
 import { mongoBaselineApp } from './baseline-mongo';
 import { addExportBaseline, addMemoryProbe } from './baseline-export';
@@ -73,8 +75,15 @@ function close(server: Server): Promise<void> {
 serveChild(async () => {
   const [driver, uri] = process.argv.slice(2);
   if (driver !== 'sql' && driver !== 'mongo') throw new Error('usage: serve.ts <sql|mongo> <uri>');
-  // authorization off: the hand-written baseline has none either (bench/auth.ts measures its cost)
-  const example = await createExampleApp(driver === 'sql' ? { driver, postgresUri: uri, auth: false } : { driver, mongoUri: uri, auth: false });
+  // authorization off unless BENCH_AUTH=1 (the baseline has none); bench:features measures its cost
+  const auth = process.env.BENCH_AUTH === '1';
+  const target = driver === 'sql' ? { driver: 'sql' as const, postgresUri: uri } : { driver: 'mongo' as const, mongoUri: uri };
+  const example = await createExampleApp({ ...target, auth, adminToken: BENCH_TOKENS.superuser });
+  if (auth) {
+    // a restricted caller: the viewer role (cost hidden by its read policy)
+    const root = createContext({ user: { id: 0, roles: [], is_superuser: true } });
+    await example.api.service('user').store({ name: 'Bench viewer', email: `viewer-${Date.now()}@bench.test`, roles: ['viewer'], api_token: BENCH_TOKENS.viewer }, root);
+  }
   let baselineApp: express.Express;
   let closeBaseline: () => Promise<void>;
   if (driver === 'sql') {

@@ -117,7 +117,7 @@ export class Authorizer {
   /** One permission against the grants: a permission no role holds passes unless strict (spec: permission map). */
   private holds(roles: readonly string[], permission: string): boolean {
     const target = permissionTarget(permission);
-    const resource = target ? this.resourceAlias(target.resource) : null;
+    const resource = target ? this.grantResource(target.resource) : null;
     if (!target || !resource || !this.store!.exists(resource, target.action)) {
       if (!this.warned.has(permission)) {
         this.warned.add(permission);
@@ -126,6 +126,16 @@ export class Authorizer {
       return !this.strict;
     }
     return this.store!.possession(roles, resource, target.action) !== null;
+  }
+
+  /** The grants' name of a permission's resource: as written, a registered resource's MODEL, or a plural (`report` -> `reports`). */
+  private grantResource(name: string): string {
+    const store = this.store!;
+    if (store.hasResource(name)) return name;
+    const alias = this.resourceAlias(name);
+    if (store.hasResource(alias)) return alias;
+    const plurals = [`${name}s`, `${name}es`, name.endsWith('y') ? `${name.slice(0, -1)}ies` : null];
+    return plurals.find((p): p is string => p !== null && store.hasResource(p)) ?? alias;
   }
 }
 

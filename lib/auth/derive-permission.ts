@@ -65,7 +65,7 @@ const VERB_CONVENTION: Record<string, string> = { GET: 'view', HEAD: 'view', POS
 export function singular(word: string): string {
   if (/ies$/i.test(word)) return word.slice(0, -3) + 'y';
   if (/(ss|x|ch|sh)es$/i.test(word)) return word.slice(0, -2);
-  if (/[^s]s$/i.test(word)) return word.slice(0, -1);
+  if (/[^su]s$/i.test(word)) return word.slice(0, -1); // status, campus: not plurals
   return word;
 }
 

@@ -28,6 +28,7 @@ function loadAccessControl(): new () => AccessControlLike {
 export class PermissionStore {
   private readonly ac: AccessControlLike;
   private known = new Set<string>();
+  private resources = new Set<string>();
   private readonly readable = new Map<string, ReadonlySet<string>>();
   private version = 0;
 
@@ -41,9 +42,11 @@ export class PermissionStore {
   reload(grants: Grants): void {
     this.ac.setGrants(grants);
     this.known = new Set();
+    this.resources = new Set();
     for (const resources of Object.values(this.ac.getGrants())) {
       for (const [resource, actions] of Object.entries(resources)) {
         if (resource === '$extend') continue;
+        this.resources.add(resource);
         for (const key of Object.keys(actions)) this.known.add(`${resource}:${key.split(':')[0]}`);
       }
     }
@@ -54,6 +57,11 @@ export class PermissionStore {
   /** Changes on every reload (views cached over grants key on it). */
   get generation(): number {
     return this.version;
+  }
+
+  /** True when some grant names `resource`. */
+  hasResource(resource: string): boolean {
+    return this.resources.has(resource);
   }
 
   /** True when some role holds a grant for `action` on `resource` (the spec's "exists in the permission cache"). */

@@ -20,6 +20,26 @@ interface ExampleApp {
   reset(): Promise<void>;
   close(): Promise<void>;
   info: { driver: string; database: string; adminToken: string };
+  api: { routes(): { all(): readonly RouteFacts[] } };
+}
+
+/** What the suite reads of a generated route (from the app's route table). */
+export interface RouteFacts {
+  name: string;
+  resource: string;
+  model: string;
+  action: string;
+  method: 'get' | 'post' | 'put' | 'patch' | 'delete';
+  path: string;
+  access: 'read' | 'create' | 'update' | 'delete';
+  permissions?: string[];
+}
+
+/** A user of the example app with an api token, and agents acting as them. */
+export interface Member {
+  user: Rec;
+  token: string;
+  agent(): supertest.Agent;
 }
 
 interface ExampleAppModule {
@@ -163,6 +183,18 @@ export class ContractContext {
 
   user(overrides: Params = {}): Promise<Rec> {
     return this.create('users', { name: 'User', email: `${this.unique('user')}@example.test`, ...overrides });
+  }
+
+  /** A user holding `roles`, created by the superuser with a fresh api token. */
+  async member(roles: string[], overrides: Params = {}): Promise<Member> {
+    const token = this.unique(`tok-${roles.join('-') || 'none'}`);
+    const user = await this.user({ name: `Member ${roles.join(' ')}`, roles, api_token: token, ...overrides });
+    return { user, token, agent: () => this.as(token) };
+  }
+
+  /** Every generated route of the example app. */
+  routes(): readonly RouteFacts[] {
+    return this.app.api.routes().all();
   }
 
   /** A valid id of `resource` that belongs to no record: create one, then delete it. */

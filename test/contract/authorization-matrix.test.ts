@@ -1,0 +1,141 @@
+import { expect } from 'chai';
+import type supertest from 'supertest';
+import { API, forEachDriver, type ContractContext, type Member, type Params, type Rec, type RouteFacts } from '../support/contract-app';
+
+/**
+ * The role matrix: every generated route x every role of example-app.md's table -> 401, 403 or
+ * success, on both drivers. The expectations are generated from the roles table below (not from
+ * the grants the app configures), and every denial is checked to have changed nothing.
+ */
+
+type Right = 'read' | 'create' | 'update' | 'delete';
+const ALL: Right[] = ['read', 'create', 'update', 'delete'];
+/** example-app.md "Users, authentication and permissions" (own grants: reviews for customers, users read own). */
+const ROLES_TABLE: Record<string, Record<string, Right[]>> = {
+  admin: { products: ALL, categories: ALL, tags: ALL, reviews: ALL, users: ALL },
+  editor: { products: ['read', 'create', 'update'], categories: ['read', 'create', 'update'], tags: ['read', 'create', 'update'], reviews: ['read'], users: [] },
+  viewer: { products: ['read'], categories: ['read'], tags: ['read'], reviews: ['read'], users: [] },
+  customer: { products: ['read'], categories: ['read'], tags: ['read'], reviews: ALL, users: ['read'] },
+};
+
+/** The resource whose right a route needs: its own, or the related one for relation routes. */
+function neededResource(route: RouteFacts, resourceOf: Map<string, string>): string {
+  return route.permissions ? resourceOf.get(route.model)! : route.resource;
+}
+
+forEachDriver('authorization: role matrix', (ctx: ContractContext) => {
+  const members: Record<string, Member> = {};
+  let product: Rec;
+  let category: Rec;
+  let tag: Rec;
+
+  before(async function () {
+    this.timeout(120_000);
+    await ctx.reset();
+    for (const role of Object.keys(ROLES_TABLE)) members[role] = await ctx.member([role]);
+    category = await ctx.category();
+    product = await ctx.product({ category_id: category.id });
+    tag = await ctx.tagRec();
+  });
+
+  /** A record the request acts on, made by the superuser; reviews belong to the acting user (own grants). */
+  async function target(resource: string, actor: Member | null, trashed = false): Promise<Rec> {
+    let rec: Rec;
+    if (resource === 'products') rec = await ctx.product();
+    else if (resource === 'categories') rec = await ctx.category();
+    else if (resource === 'tags') rec = await ctx.tagRec();
+    else if (resource === 'users') rec = actor && actor.user.roles && (actor.user.roles as string[])[0] === 'customer' ? actor.user : await ctx.user();
+    else rec = await ctx.create('reviews', { product_id: product.id, user_id: actor?.user.id ?? null, rating: 4 });
+    if (trashed) expect((await ctx.request().delete(`${API}/${resource}/${rec.id}`)).status).to.equal(200);
+    return rec;
+  }
+
+  function createBody(resource: string): Params {
+    if (resource === 'products') return { name: 'Matrix', sku: ctx.unique('msku'), price: 1 };
+    if (resource === 'reviews') return { product_id: product.id, rating: 3 };
+    if (resource === 'users') return { name: 'Matrix', email: `${ctx.unique('m')}@example.test` };
+    return { name: ctx.unique('matrix') };
+  }
+
+  function changes(resource: string): Params {
+    if (resource === 'reviews') return { rating: 1 };
+    if (resource === 'tags') return { name: ctx.unique('changed') };
+    return { name: 'Changed by matrix' };
+  }
+
+  const parentOf: Record<string, () => Rec> = { products: () => product, categories: () => category, tags: () => tag };
+
+  /** Sends the route's request as `actor`; answers the response and a check that nothing changed. */
+  async function call(route: RouteFacts, actor: Member | null): Promise<{ res: supertest.Response; unchanged: () => Promise<unknown> }> {
+    const agent = actor ? actor.agent() : ctx.as(null);
+    const resource = route.resource;
+    let path = route.path;
+    let body: unknown;
+    let unchanged = async (): Promise<unknown> => undefined;
+    if (path.includes(':parent_id')) {
+      const parent = resource === 'users' ? (actor?.user ?? (await ctx.user())) : parentOf[resource]();
+      path = path.replace(':parent_id', String(parent.id));
+    }
+    if (path.includes(':id')) {
+      const rec = await target(resource, actor, route.action === 'restore');
+      path = path.replace(':id', String(rec.id));
+      if (route.access === 'update') {
+        body = changes(resource);
+        unchanged = async () => {
+          const now = await ctx.request().get(`${API}/${resource}/${rec.id}`).query(route.action === 'restore' ? { soft_delete: 'with' } : {});
+          expect(now.status).to.equal(200);
+          for (const [key, value] of Object.entries(body as Params)) expect(now.body[key]).to.not.equal(value);
+          if (route.action === 'restore') expect(now.body.deleted_at).to.be.a('string');
+        };
+      }
+      if (route.access === 'delete') {
+        unchanged = async () => expect((await ctx.request().get(`${API}/${resource}/${rec.id}`)).status).to.equal(200);
+      }
+    } else if (route.action === 'store' || route.action === 'validate') {
+      body = createBody(resource);
+      const before = await ctx.count(resource);
+      unchanged = async () => expect(await ctx.count(resource)).to.equal(before);
+    } else if (route.action.startsWith('updateMultiple')) {
+      const rec = await target(resource, actor);
+      const change = changes(resource);
+      body = { [route.model]: [{ id: rec.id, ...change }] };
+      unchanged = async () => {
+        const now = await ctx.request().get(`${API}/${resource}/${rec.id}`);
+        for (const [key, value] of Object.entries(change)) expect(now.body[key]).to.not.equal(value);
+      };
+    } else if (route.action === 'deleteById') {
+      const rec = await target(resource, actor);
+      body = { ids: [rec.id] };
+      unchanged = async () => expect((await ctx.request().get(`${API}/${resource}/${rec.id}`)).status).to.equal(200);
+    }
+    const url = `${API}${path}`;
+    const res = await (body === undefined ? agent[route.method](url) : agent[route.method](url).send(body as object));
+    return { res, unchanged };
+  }
+
+  it('every generated route x every role answers as the roles table says; denials change nothing', async function () {
+    this.timeout(600_000);
+    const routes = ctx.routes();
+    const resourceOf = new Map(routes.filter((r) => !r.permissions).map((r) => [r.model, r.resource]));
+    const failures: string[] = [];
+    let checked = 0;
+    for (const route of routes) {
+      const resource = neededResource(route, resourceOf);
+      for (const role of [null, ...Object.keys(ROLES_TABLE)]) {
+        const actor = role ? members[role] : null;
+        const allowed = role !== null && ROLES_TABLE[role][resource].includes(route.access);
+        // a relation route's parent must be readable too: one the caller may not read is absent (404)
+        const parentHidden = role !== null && route.permissions !== undefined && !ROLES_TABLE[role][route.resource].includes('read');
+        const expected = role === null ? 401 : !allowed ? 403 : parentHidden ? 404 : 200;
+        const { res, unchanged } = await call(route, actor);
+        checked += 1;
+        if (res.status !== expected) failures.push(`${route.method.toUpperCase()} ${route.path} (${route.name}) as ${role ?? 'anonymous'}: ${res.status}, expected ${expected} ${res.text.slice(0, 160)}`);
+        else if (expected !== 200) await unchanged();
+        if (expected === 403) expect(res.body).to.deep.equal({ message: 'Forbidden', type: 'forbidden', status: 403 });
+        if (expected === 401) expect(res.body).to.deep.equal({ message: 'Unauthenticated.', type: 'unauthenticated', status: 401 });
+      }
+    }
+    expect(failures, failures.join('\n')).to.deep.equal([]);
+    expect(checked).to.be.greaterThan(300);
+  });
+});
