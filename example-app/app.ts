@@ -4,7 +4,7 @@ import { createRestApi, type RestApi, type RestApiOptions } from '../lib';
 import { ensureAdminUser } from './admin-user';
 import { bearerGuard, exampleGrants, newToken } from './auth';
 import { openMongoBackend, type MongoBackend } from './mongo/backend';
-import { exampleResources } from './resources';
+import { exampleRelationRoutes, exampleResources } from './resources';
 import { seedDemoData, type SeedSummary } from './seed';
 import { openSqlBackend, type SqlBackend } from './sql/backend';
 
@@ -93,7 +93,7 @@ export async function createExampleApp(options: ExampleAppOptions): Promise<Exam
     const auth = options.auth === false ? undefined : { authenticate: guard.authenticate, grants: exampleGrants, debug: options.debug };
     const api = createRestApi({ logger: options.logger, bodyLimit: '1mb', auth, ...options.apiOptions });
     for (const declaration of exampleResources(backend.models, backend.driver, guard.forget)) {
-      api.register(declaration, { updateMultipleRoutes: ['batch', 'update-multiple'] });
+      api.register(declaration, { updateMultipleRoutes: ['batch', 'update-multiple'], relationRoutes: exampleRelationRoutes[declaration.MODEL] });
     }
 
     const info: ExampleAppInfo = { driver: backend.driver, database: backend.database, location: backend.location, seeded, adminToken };

@@ -1,4 +1,5 @@
 import type { ResourceHooks } from '../lib';
+import type { RelationRoutesOptions } from '../lib/relations/relation-config';
 import type { RelationDeclaration, ResourceDeclaration } from '../lib/resource/declaration';
 import { hashToken } from './auth';
 import type { MongoModels } from './mongo/models';
@@ -122,3 +123,17 @@ export function exampleResources(models: MongoModels | SqlModels, driver: Driver
     },
   ];
 }
+
+/** The relation routes of example-app.md: products' reviews and tags, and the caller's reviews under /me. */
+export const exampleRelationRoutes: Record<string, RelationRoutesOptions> = {
+  product: {
+    oneToMany: { reviews: { relationship: 'reviews', foreignKey: 'product_id', localKey: 'id', mutation: { dataKey: 'reviews', deleteRelated: true } } },
+    manyToMany: {
+      tags: { relationship: 'tags', pivotModel: PIVOT, parentKey: 'product_id', relatedKey: 'tag_id', mutation: { dataKey: 'tags', deleteRelated: false, pivotColumns: ['position'] } },
+    },
+  },
+  user: {
+    oneToMany: { reviews: { relationship: 'reviews', foreignKey: 'user_id', mutation: { dataKey: 'reviews' } } },
+    implicitParent: { prefix: 'me', explicit: false },
+  },
+};

@@ -25,6 +25,9 @@ import { Registry } from './resource/registry';
 import { QueryPipeline } from './service/query-pipeline';
 import { softDeleteScope } from './soft-delete/soft-delete-scope';
 import { ResourceService } from './service/resource-service';
+import { resolveRelation, type RelationRoutesOptions } from './relations/relation-config';
+import { relationRoutes } from './relations/relation-routes';
+import { RelationService } from './relations/relation-service';
 import { ownerFilter } from './service/ownership';
 
 export interface RestApiOptions {
@@ -54,6 +57,8 @@ export interface AuthorizeOptions extends AuthorizeOverride {
 export interface RegisterOptions {
   /** Default: both `PATCH /batch` and `POST /update-multiple`. */
   updateMultipleRoutes?: UpdateMultipleRoute[];
+  /** Relation routes of this resource as parent: the spec's oneToManyConfig / manyToManyConfig (README "Relation routes"). */
+  relationRoutes?: RelationRoutesOptions;
 }
 
 export interface RestApi {
@@ -147,6 +152,22 @@ export function createRestApi(options: RestApiOptions = {}): RestApi {
     return auth.middleware({ name: route.name, namedPermissions: route.permissions, httpMethod: route.method, path: route.path }, override, options.auth?.guard);
   };
 
+  /** The configured relation routes of one parent resource, checked at start. */
+  const buildRelationRoutes = (parent: ResourceService) => {
+    const configured = routeOptions.get(parent.name)?.relationRoutes;
+    if (!configured) return [];
+    const resource = parent.entry.declaration.name;
+    const implicit = configured.implicitParent;
+    const all = [
+      ...Object.entries(configured.oneToMany ?? {}).map(([segment, c]) => resolveRelation(parent, segment, 'oneToMany', c, (m) => services.get(m))),
+      ...Object.entries(configured.manyToMany ?? {}).map(([segment, c]) => resolveRelation(parent, segment, 'manyToMany', c, (m) => services.get(m))),
+    ];
+    return all.flatMap((resolved) => [
+      ...(implicit?.explicit === false ? [] : relationRoutes(new RelationService(resolved, (id) => `/${resource}/${id}/${resolved.segment}`), { kind: 'explicit' })),
+      ...(implicit ? relationRoutes(new RelationService(resolved, () => `/${implicit.prefix}/${resolved.segment}`), { kind: 'implicit', prefix: implicit.prefix }) : []),
+    ]);
+  };
+
   const api: RestApi = {
     registry,
     pipeline,
@@ -191,6 +212,7 @@ export function createRestApi(options: RestApiOptions = {}): RestApi {
         table.add(...resourceRoutes(service, { updateMultipleRoutes: chosen, read: (input, read, run) => cache.serve(input, read, run) }));
         table.add(...exportRoutes(service, { catalog: registry, config, log, templates }));
       }
+      for (const service of services.values()) table.add(...buildRelationRoutes(service));
       for (const service of services.values()) {
         table.add(...relationExportRoutes(service, (model) => services.get(model), { catalog: registry, config, log, templates }));
       }

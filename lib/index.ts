@@ -19,3 +19,4 @@ export type { AuthorizeOverride, PermissionMode } from './auth/derive-permission
 export { derivePermission, type Requirement, type RouteFacts } from './auth/derive-permission';
 export type { Grants } from './auth/permission-store';
 export type { AccessPolicy, AccessAction, Possession } from './service/access-policy';
+export type { RelationRoutesOptions, OneToManyConfig, ManyToManyConfig, RelationMutation } from './relations/relation-config';

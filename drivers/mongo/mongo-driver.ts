@@ -1,6 +1,8 @@
 import type { ClientSession, Db, Document } from 'mongodb';
 import type { Connection, Model } from 'mongoose';
-import type { DatabaseErrorInfo, DescribedModel, Driver, Id, ListResult, Row, StreamCapability, Transaction, UpdateGuard, UpdateItem } from '../../lib/driver';
+import type { DatabaseErrorInfo, DescribedModel, Driver, Id, ListResult, PivotCapability, PivotRow, Row, StreamCapability, Transaction, UpdateGuard, UpdateItem } from '../../lib/driver';
+import type { PivotInfo } from '../../lib/resource/model-info';
+import { relationOf } from '../../lib/resource/model-lookup';
 import type { ListQuery, Scalar } from '../../lib/query/ast';
 import type { ModelDeclaration } from '../../lib/resource/relation-declaration';
 import { ConnectionDriver } from '../../lib/driver/connection-driver';
@@ -154,6 +156,50 @@ export class MongoDriver extends ConnectionDriver<Connection> implements Driver 
     return deleted.map((id) => String(outputValue(id)));
   }
 
+  /** Many-to-many pivot documents: one command per call (detach: one find and one delete). */
+  readonly pivots: PivotCapability = {
+    read: async (model, relation, parentId, relatedIds, tx) => {
+      const pivot = this.pivotOf(model, relation);
+      const filter: Document = { [pivot.parentKey]: toObjectId(String(parentId)) };
+      if (relatedIds) filter[pivot.relatedKey] = { $in: relatedIds.map((id) => toObjectId(String(id))) };
+      const docs = await this.db().collection(pivot.table).find(filter, { ...this.options(tx), sort: { [pivot.relatedKey]: 1 } }).toArray();
+      return docs.map((doc) => pivotRow(pivot, doc));
+    },
+    attach: async (model, relation, rows, tx) => {
+      if (rows.length === 0) return;
+      const pivot = this.pivotOf(model, relation);
+      const docs = rows.map((r) => ({ [pivot.parentKey]: toObjectId(String(r.parentId)), [pivot.relatedKey]: toObjectId(String(r.relatedId)), ...Object.fromEntries(pivot.columns.map((c) => [c, r.values[c] ?? null])) }));
+      await this.db().collection(pivot.table).insertMany(docs, { session: this.session(tx), ordered: true });
+    },
+    detach: async (model, relation, parentId, relatedIds, tx) => {
+      if (relatedIds && relatedIds.length === 0) return [];
+      const pivot = this.pivotOf(model, relation);
+      const filter: Document = { [pivot.parentKey]: toObjectId(String(parentId)) };
+      if (relatedIds) filter[pivot.relatedKey] = { $in: relatedIds.map((id) => toObjectId(String(id))) };
+      const collection = this.db().collection(pivot.table);
+      const found = await collection.find(filter, { session: this.session(tx), projection: { [pivot.relatedKey]: 1 } }).toArray();
+      if (found.length === 0) return [];
+      await collection.deleteMany({ _id: { $in: found.map((d) => d._id) } }, { session: this.session(tx) });
+      return found.map((d) => String(outputValue(d[pivot.relatedKey])));
+    },
+    update: async (model, relation, rows, tx) => {
+      if (rows.length === 0) return;
+      const pivot = this.pivotOf(model, relation);
+      const ops = rows
+        .filter((r) => Object.keys(r.values).length > 0)
+        .map((r) => ({
+          updateOne: { filter: { [pivot.parentKey]: toObjectId(String(r.parentId)), [pivot.relatedKey]: toObjectId(String(r.relatedId)) }, update: { $set: r.values } },
+        }));
+      if (ops.length > 0) await this.db().collection(pivot.table).bulkWrite(ops, { session: this.session(tx), ordered: true });
+    },
+  };
+
+  private pivotOf(model: string, relation: string): PivotInfo {
+    const pivot = relationOf(this.requireCatalog().model(model), relation).pivot;
+    if (!pivot) throw new Error(`${model}.${relation} has no pivot`);
+    return pivot;
+  }
+
   /** A pivot collection is known when a mongoose model of this connection stores it; its columns are the schema paths. */
   pivotColumns(table: string): string[] | null {
     const models = Object.values(this.conn().models) as AnyModel[];
@@ -195,6 +241,12 @@ export class MongoDriver extends ConnectionDriver<Connection> implements Driver 
     if (!db) throw new Error('The MongoDB connection is not open.');
     return db as unknown as Db;
   }
+}
+
+function pivotRow(pivot: PivotInfo, doc: Document): PivotRow {
+  const values: Record<string, unknown> = {};
+  for (const column of pivot.columns) values[column] = outputValue(doc[column]);
+  return { parentId: String(outputValue(doc[pivot.parentKey])), relatedId: String(outputValue(doc[pivot.relatedKey])), values };
 }
 
 function withoutUndefined(changes: Record<string, unknown>): Record<string, unknown> {

@@ -1,5 +1,8 @@
 import { QueryTypes, Utils, type Model, type ModelStatic, type Sequelize, type Transaction as SequelizeTransaction } from 'sequelize';
-import { DriverFailure, type DatabaseErrorInfo, type DescribedModel, type Driver, type Id, type ListResult, type Row, type Transaction, type UpdateGuard, type UpdateItem } from '../../lib/driver';
+import { DriverFailure, type DatabaseErrorInfo, type DescribedModel, type Driver, type Id, type ListResult, type PivotCapability, type PivotRow, type Row, type Transaction, type UpdateGuard, type UpdateItem } from '../../lib/driver';
+import { relationOf } from '../../lib/resource/model-lookup';
+import type { PivotInfo } from '../../lib/resource/model-info';
+import { compilePivotDelete, compilePivotInsert, compilePivotRead, compilePivotUpdate } from './compile-pivots';
 import type { ListQuery, Scalar } from '../../lib/query/ast';
 import type { ModelDeclaration } from '../../lib/resource/relation-declaration';
 import { ConnectionDriver } from '../../lib/driver/connection-driver';
@@ -127,6 +130,45 @@ export class SqlDriver extends ConnectionDriver<Sequelize> implements Driver {
       if (info?.type === 'foreign_key_violation') throw new DriverFailure({ type: 'foreign_key_violation' });
       throw error;
     }
+  }
+
+  /** Many-to-many pivot rows: one statement per call (compile-pivots.ts). */
+  readonly pivots: PivotCapability = {
+    read: async (model, relation, parentId, relatedIds, tx) => {
+      const pivot = this.pivotOf(model, relation);
+      const rows = await this.run(compilePivotRead(pivot, parentId, relatedIds), this.tx(tx));
+      return rows.map((raw) => this.pivotRow(pivot, raw));
+    },
+    attach: async (model, relation, rows, tx) => {
+      if (rows.length === 0) return;
+      const pivot = this.pivotOf(model, relation);
+      const json = rows.map((r) => ({ ...r.values, [pivot.parentKey]: r.parentId, [pivot.relatedKey]: r.relatedId }));
+      await this.run(compilePivotInsert(pivot, json), this.tx(tx), QueryTypes.INSERT);
+    },
+    detach: async (model, relation, parentId, relatedIds, tx) => {
+      if (relatedIds && relatedIds.length === 0) return [];
+      const pivot = this.pivotOf(model, relation);
+      const rows = await this.run(compilePivotDelete(pivot, parentId, relatedIds), this.tx(tx));
+      return rows.map((r) => Number(r[pivot.relatedKey]));
+    },
+    update: async (model, relation, rows, tx) => {
+      if (rows.length === 0) return;
+      const pivot = this.pivotOf(model, relation);
+      const json = rows.map((r) => ({ ...r.values, [pivot.parentKey]: r.parentId, [pivot.relatedKey]: r.relatedId }));
+      await this.run(compilePivotUpdate(pivot, json), this.tx(tx), QueryTypes.UPDATE);
+    },
+  };
+
+  private pivotOf(model: string, relation: string): PivotInfo {
+    const pivot = relationOf(this.requireCatalog().model(model), relation).pivot;
+    if (!pivot) throw new Error(`${model}.${relation} has no pivot`);
+    return pivot;
+  }
+
+  private pivotRow(pivot: PivotInfo, raw: Record<string, unknown>): PivotRow {
+    const values: Record<string, unknown> = {};
+    for (const column of pivot.columns) values[column] = convertValue(raw[column], pivot.columnTypes[column]);
+    return { parentId: Number(raw[pivot.parentKey]), relatedId: Number(raw[pivot.relatedKey]), values };
   }
 
   /** A pivot table is known when a Sequelize model of this instance maps it; its columns are the attributes' fields. */

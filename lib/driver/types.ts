@@ -92,12 +92,13 @@ export interface PivotRow {
  * whatever the number of ids. `relation` is a belongsToMany relation of `model`.
  */
 export interface PivotCapability {
+  /** The pivot rows of one parent, all or those of `relatedIds`. */
   read(model: string, relation: string, parentId: Id, relatedIds: Id[] | null, tx?: Transaction): Promise<PivotRow[]>;
-  /** Inserts pivot rows; rows already present are left as they are. */
+  /** Inserts pivot rows (`values` hold only allowed pivot columns); a pair already present is left as it is. */
   attach(model: string, relation: string, rows: PivotRow[], tx: Transaction): Promise<void>;
   /** Removes the pivot rows of `relatedIds` (all when null); returns the related ids detached. */
   detach(model: string, relation: string, parentId: Id, relatedIds: Id[] | null, tx: Transaction): Promise<Id[]>;
-  /** Sets pivot column values of existing pivot rows. */
+  /** Sets pivot column values of existing pivot rows (each row's own columns; absent ones keep their value). */
   update(model: string, relation: string, rows: PivotRow[], tx: Transaction): Promise<void>;
 }
 

@@ -44,7 +44,10 @@ export function resourceRoutes(service: ResourceService, options: ResourceRouteO
     specs.push({ action: name, method: 'post', path: '/update-multiple', access: 'update', summary: 'Update several records', handler: ({ req, ctx }) => service.updateMultiple(req.body, ctx) });
   }
   specs.push(
-    { action: 'deleteById', method: 'delete', path: '/batch', access: 'delete', summary: 'Delete several records', handler: ({ req, ctx }) => service.deleteById(req.body, ctx) },
+    { action: 'deleteById', method: 'delete', path: '/batch', access: 'delete', summary: 'Delete several records', handler: async ({ req, ctx }) => {
+        const { success, deleted } = await service.deleteById(req.body, ctx);
+        return { success, deleted };
+      } },
     {
       action: 'show', method: 'get', path: '/:id', access: 'read', summary: 'One record',
       handler: async (input) => {

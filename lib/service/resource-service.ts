@@ -4,7 +4,7 @@ import type { RestConfig } from '../config';
 import { ApiError, BadRequestError, DatabaseError, ForbiddenError, MissingIdsError, NotFoundError, ValidationError } from '../errors';
 import type { Loggers } from '../log/logger';
 import { parseListQuery, parseReadOptions, withTrashed, type RequestParams } from '../query';
-import type { ListQuery } from '../query/ast';
+import type { Filter, ListQuery } from '../query/ast';
 import { allOf } from '../query/walk';
 import type { Registry, ResourceEntry } from '../resource/registry';
 import { modelsTouchedByDelete } from '../resource/references';
@@ -32,6 +32,20 @@ export interface PlannedShow {
   rawId: string;
   id: Id;
   query: ListQuery;
+}
+
+/**
+ * A write confined to part of a resource (a relation route's parent): records outside `narrow`
+ * are absent (`notFound` words the 404), `forced` values win over the body (the foreign key to
+ * the parent), and `within` runs extra work in the write's transaction (pivot rows).
+ */
+export interface WriteScope {
+  narrow?: Filter | null;
+  forced?: Record<string, unknown>;
+  notFound?: (ids: Array<string | number>) => ApiError;
+  /** Prefix of error keys in bulk bodies (default the MODEL: `product.1.name`). */
+  itemKey?: string;
+  within?: (tx: Transaction, ids: Id[]) => Promise<void>;
 }
 
 export interface WriteResult {
@@ -144,15 +158,22 @@ export class ResourceService {
     return this.runShow(await this.planShow(rawId, params, ctx), ctx);
   }
 
-  async store(body: unknown, ctx: RequestContext): Promise<WriteResult | BulkWriteResult> {
+  async store(body: unknown, ctx: RequestContext, scope: WriteScope = {}): Promise<WriteResult | BulkWriteResult> {
     const { items, many } = readStoreBody(body, this.name);
-    if (items.length === 0) throw new BadRequestError(`The "${this.name}" array must contain at least one record.`, this.name);
-    const prepared = await this.prepare(items, 'create', (i) => (many ? `${this.name}.${i}.` : ''), ctx);
+    return this.storeItems(items, many, ctx, scope);
+  }
+
+  /** Creates records (one, or several all-or-nothing) in one transaction with one bulk insert. */
+  async storeItems(items: unknown[], many: boolean, ctx: RequestContext, scope: WriteScope = {}): Promise<WriteResult | BulkWriteResult> {
+    const key = scope.itemKey ?? this.name;
+    if (items.length === 0) throw new BadRequestError(`The "${key}" array must contain at least one record.`, key);
+    const prepared = await this.prepare(items, 'create', (i) => (many ? `${key}.${i}.` : ''), ctx, scope.forced);
     const records = await runHook(this.hooks.beforeCreate, prepared, ctx);
     this.logQuery('store', { count: records.length });
     const inserted = await this.db(() =>
       this.driver.transaction(async (tx) => {
         const ids = await this.driver.insert(this.name, records, tx);
+        await scope.within?.(tx, ids);
         return this.reload(ids, tx, ctx);
       }),
     );
@@ -167,15 +188,15 @@ export class ResourceService {
     return { success: true };
   }
 
-  async update(rawId: string, body: unknown, ctx: RequestContext): Promise<WriteResult> {
-    const id = this.parseIdOr404(rawId);
-    const [prepared] = await this.prepare([plainObject(body ?? {}, 'The request body')], 'update', () => '', ctx);
+  async update(rawId: string, body: unknown, ctx: RequestContext, scope: WriteScope = {}): Promise<WriteResult> {
+    const id = this.parseIdOr404(rawId, scope);
+    const [prepared] = await this.prepare([plainObject(body ?? {}, 'The request body')], 'update', () => '', ctx, scope.forced);
     const [item] = await runHook(this.hooks.beforeUpdate, [{ id, changes: prepared }], ctx);
     this.logQuery('update', { id, changes: item.changes });
     const [written] = await this.db(() =>
       this.driver.transaction(async (tx) => {
-        const existing = await this.visibleIds([id], ctx, tx);
-        if (existing.length === 0) throw this.notFound(rawId);
+        const existing = await this.visibleIds([id], ctx, tx, scope.narrow);
+        if (existing.length === 0) throw scope.notFound?.([rawId]) ?? this.notFound(rawId);
         await this.assertOwned([id], 'update', ctx, tx);
         if (Object.keys(item.changes).length > 0) await this.driver.update(this.name, [item], tx);
         return this.reload([id], tx, ctx);
@@ -186,22 +207,23 @@ export class ResourceService {
     return { success: true, model: row };
   }
 
-  async updateMultiple(body: unknown, ctx: RequestContext): Promise<BulkWriteResult> {
-    const raw = body !== null && typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>)[this.name] : undefined;
-    if (!Array.isArray(raw)) throw new BadRequestError(`The "${this.name}" key is required and must be an array of records with an id.`, this.name);
-    if (raw.length === 0) throw new BadRequestError(`The "${this.name}" array must contain at least one record.`, this.name);
+  async updateMultiple(body: unknown, ctx: RequestContext, scope: WriteScope = {}): Promise<BulkWriteResult> {
+    const key = scope.itemKey ?? this.name;
+    const raw = body !== null && typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>)[key] : undefined;
+    if (!Array.isArray(raw)) throw new BadRequestError(`The "${key}" key is required and must be an array of records with an id.`, key);
+    if (raw.length === 0) throw new BadRequestError(`The "${key}" array must contain at least one record.`, key);
     const errors: FieldErrors = {};
     const ids: Id[] = [];
     const unknownIds: Array<string | number> = [];
     raw.forEach((item, index) => {
       const rawId = item !== null && typeof item === 'object' ? (item as { id?: unknown }).id : undefined;
       if (rawId === undefined || rawId === null || rawId === '') {
-        addError(errors, `${this.name}.${index}.id`, 'The id field is required.');
+        addError(errors, `${key}.${index}.id`, 'The id field is required.');
         return;
       }
       if (typeof rawId !== 'string' && typeof rawId !== 'number') {
         // an object such as {"$ne": null} is not an id: never echoed back as one
-        addError(errors, `${this.name}.${index}.id`, 'The id must be a string or a number.');
+        addError(errors, `${key}.${index}.id`, 'The id must be a string or a number.');
         return;
       }
       const id = this.driver.parseId(this.name, String(rawId));
@@ -209,14 +231,14 @@ export class ResourceService {
       else ids.push(id);
     });
     if (Object.keys(errors).length > 0) throw new ValidationError(errors);
-    if (unknownIds.length > 0) throw new MissingIdsError(this.name, unknownIds);
-    if (new Set(ids).size !== ids.length) throw new BadRequestError(`Each id may appear only once in "${this.name}".`, this.name);
-    const changes = await this.prepare(raw, 'update', (i) => `${this.name}.${i}.`, ctx);
+    if (unknownIds.length > 0) throw scope.notFound?.(unknownIds) ?? new MissingIdsError(this.name, unknownIds);
+    if (new Set(ids).size !== ids.length) throw new BadRequestError(`Each id may appear only once in "${key}".`, key);
+    const changes = await this.prepare(raw, 'update', (i) => `${key}.${i}.`, ctx, scope.forced);
     const items = await runHook(this.hooks.beforeUpdate, ids.map((id, i) => ({ id, changes: changes[i] })), ctx);
     this.logQuery('updateMultiple', { ids });
     const written = await this.db(() =>
       this.driver.transaction(async (tx) => {
-        await this.assertAllVisible(ids, ctx, tx);
+        await this.assertAllVisible(ids, ctx, tx, scope);
         await this.assertOwned(ids, 'update', ctx, tx);
         const changed = items.filter((item) => Object.keys(item.changes).length > 0);
         if (changed.length > 0) await this.driver.update(this.name, changed, tx);
@@ -228,15 +250,16 @@ export class ResourceService {
     return { success: true, models: rows.map((model) => ({ success: true as const, model })) };
   }
 
-  async destroy(rawId: string, ctx: RequestContext): Promise<WriteResult> {
-    const id = this.parseIdOr404(rawId);
+  async destroy(rawId: string, ctx: RequestContext, scope: WriteScope = {}): Promise<WriteResult> {
+    const id = this.parseIdOr404(rawId, scope);
     await this.hooks.beforeDelete?.([id], ctx);
     this.logQuery('destroy', { id });
     const row = await this.db(() =>
       this.driver.transaction(async (tx) => {
-        const [found] = await this.read([id], { select: null, relations: [] }, ctx, tx);
-        if (!found) throw this.notFound(rawId);
+        const [found] = await this.read([id], { select: null, relations: [] }, ctx, tx, scope.narrow);
+        if (!found) throw scope.notFound?.([rawId]) ?? this.notFound(rawId);
         await this.assertOwned([id], 'delete', ctx, tx);
+        await scope.within?.(tx, [id]);
         // soft-deletable: the record stays, with its deletion time, and is answered so (decision 51)
         if (this.entry.info.softDelete) {
           const trashed = await this.trash([id], tx, ctx);
@@ -254,7 +277,7 @@ export class ResourceService {
     return { success: true, model: answered };
   }
 
-  async deleteById(body: unknown, ctx: RequestContext): Promise<{ success: true; deleted: number }> {
+  async deleteById(body: unknown, ctx: RequestContext, scope: WriteScope = {}): Promise<{ success: true; deleted: number; ids: Id[] }> {
     const rawIds = readIdList(body);
     if (rawIds.length === 0) throw new BadRequestError('The "ids" array must contain at least one id.', 'ids');
     const ids: Id[] = [];
@@ -274,13 +297,14 @@ export class ResourceService {
       }
     });
     if (Object.keys(errors).length > 0) throw new ValidationError(errors);
-    if (invalid.length > 0) throw new MissingIdsError(this.name, invalid);
+    if (invalid.length > 0) throw scope.notFound?.(invalid) ?? new MissingIdsError(this.name, invalid);
     await this.hooks.beforeDelete?.(ids, ctx);
     this.logQuery('deleteById', { ids });
     await this.db(() =>
       this.driver.transaction(async (tx) => {
-        await this.assertAllVisible(ids, ctx, tx);
+        await this.assertAllVisible(ids, ctx, tx, scope);
         await this.assertOwned(ids, 'delete', ctx, tx);
+        await scope.within?.(tx, ids);
         if (this.entry.info.softDelete) {
           // all or nothing: a concurrent destroy that took one of them makes this call a 404
           if ((await this.trash(ids, tx, ctx)).length < ids.length) throw new MissingIdsError(this.name, ids);
@@ -294,7 +318,7 @@ export class ResourceService {
     );
     this.touchDeleted(ctx);
     await this.hooks.afterDelete?.([], ctx);
-    return { success: true, deleted: ids.length };
+    return { success: true, deleted: ids.length, ids };
   }
 
   /** `POST /{resource}/{id}/restore`: a trashed record back; one that is not trashed is a 404 (decision 46). */
@@ -357,17 +381,19 @@ export class ResourceService {
   }
 
   /** Rows by id as the caller may see them (scopes applied), in the order of `ids`. */
-  async read(ids: Id[], options: ReadOptions, ctx: RequestContext, tx?: Transaction): Promise<Row[]> {
+  async read(ids: Id[], options: ReadOptions, ctx: RequestContext, tx?: Transaction, narrow: Filter | null = null): Promise<Row[]> {
     if (ids.length === 0) return [];
-    const query = this.pipeline.apply(byIdsQuery(this.entry.info, ids, options), ctx);
+    const byIds = byIdsQuery(this.entry.info, ids, options);
+    const query = this.pipeline.apply({ ...byIds, filter: allOf(byIds.filter, narrow) }, ctx);
     const { rows } = await this.db(() => this.driver.list(query, tx));
     return inIdOrder(this.shape(rows, query, ctx), ids, this.entry.info.key);
   }
 
   /** Which of `ids` exist and are visible to the caller: one query (a scoped read when a scope applies). */
-  async visibleIds(ids: Id[], ctx: RequestContext, tx?: Transaction): Promise<Id[]> {
+  async visibleIds(ids: Id[], ctx: RequestContext, tx?: Transaction, narrow: Filter | null = null): Promise<Id[]> {
+    if (ids.length === 0) return [];
     const key = this.entry.info.key;
-    const scope = this.pipeline.scopeOf(ctx)(this.name);
+    const scope = allOf(this.pipeline.scopeOf(ctx)(this.name), narrow);
     if (!scope) return this.driver.existingIds(this.name, ids, tx);
     const byIds = byIdsQuery(this.entry.info, ids, { select: [key], relations: [] });
     const { rows } = await this.driver.list({ ...byIds, filter: allOf(byIds.filter, scope) }, tx);
@@ -376,7 +402,7 @@ export class ResourceService {
   }
 
   /** Fillable attributes, validated and cast, belongsTo references checked; 422 with every error. */
-  private async prepare(items: unknown[], mode: 'create' | 'update', prefix: (index: number) => string, ctx: RequestContext): Promise<Record<string, unknown>[]> {
+  private async prepare(items: unknown[], mode: 'create' | 'update', prefix: (index: number) => string, ctx: RequestContext, forced: Record<string, unknown> = {}): Promise<Record<string, unknown>[]> {
     const { info, declaration } = this.entry;
     const schema = mode === 'create' ? declaration.validation?.create : declaration.validation?.update;
     const errors: FieldErrors = {};
@@ -392,10 +418,11 @@ export class ResourceService {
       const raw = plainObject(item, 'A record');
       // fieldsByRole: each field the caller's roles may not write is an error of its own (decision 39)
       for (const field of Object.keys(raw)) if (prohibited.has(field)) addError(errors, `${prefix(index)}${field}`, `The ${field} field is prohibited.`);
-      const attributes = { ...pickFillable(raw, info.fillable), ...stampOwner };
+      const attributes = { ...pickFillable(raw, info.fillable), ...stampOwner, ...forced };
       // the types as sent, before a schema's casts could turn `[1]` into 1
       checkValues(info, attributes, prefix(index), errors);
-      const record = await validateItem(schema, attributes, info.fillable, prefix(index), errors);
+      // what the server sets (owner, a relation's parent key) stays set even when not fillable
+      const record = { ...(await validateItem(schema, attributes, info.fillable, prefix(index), errors)), ...stampOwner, ...forced };
       checkValues(info, record, prefix(index), errors);
       records.push(record);
     }
@@ -437,10 +464,10 @@ export class ResourceService {
     for (const model of modelsTouchedByDelete(this.registry, this.name)) ctx.touched.add(model);
   }
 
-  private async assertAllVisible(ids: Id[], ctx: RequestContext, tx: Transaction): Promise<void> {
-    const existing = new Set(await this.visibleIds(ids, ctx, tx));
+  private async assertAllVisible(ids: Id[], ctx: RequestContext, tx: Transaction, scope: WriteScope = {}): Promise<void> {
+    const existing = new Set(await this.visibleIds(ids, ctx, tx, scope.narrow));
     const missing = ids.filter((id) => !existing.has(id));
-    if (missing.length > 0) throw new MissingIdsError(this.name, missing);
+    if (missing.length > 0) throw scope.notFound?.(missing) ?? new MissingIdsError(this.name, missing);
   }
 
   /** What a write returns: the records as a read returns them, inside the write's transaction. */
@@ -450,9 +477,9 @@ export class ResourceService {
     return inIdOrder(this.shape(rows, query, ctx), ids, this.entry.info.key);
   }
 
-  private parseIdOr404(rawId: string): Id {
+  private parseIdOr404(rawId: string, scope: WriteScope = {}): Id {
     const id = this.driver.parseId(this.name, rawId);
-    if (id === null) throw this.notFound(rawId);
+    if (id === null) throw scope.notFound?.([rawId]) ?? this.notFound(rawId);
     return id;
   }
 

@@ -1,0 +1,48 @@
+import type { PivotInfo } from '../../lib/resource/model-info';
+import { quoteIdent, quoteLiteral, type SqlStatement } from './sql-builder';
+
+/**
+ * Pivot statements of a many-to-many relation, each ONE statement whatever the number of ids.
+ * Rows travel as one jsonb parameter typed by the pivot table's own row type, like the writes of
+ * records (compile-writes.ts). Identifiers come from the declaration, values only from `bind`.
+ */
+
+const table = (pivot: PivotInfo) => quoteIdent(pivot.table);
+
+/** The pivot rows of one parent (of `relatedIds`, or all). */
+export function compilePivotRead(pivot: PivotInfo, parentId: unknown, relatedIds: unknown[] | null): SqlStatement {
+  const columns = [pivot.parentKey, pivot.relatedKey, ...pivot.columns].map(quoteIdent).join(', ');
+  const where = `${quoteIdent(pivot.parentKey)} = $1` + (relatedIds ? ` AND ${quoteIdent(pivot.relatedKey)} = ANY($2)` : '');
+  return { sql: `SELECT ${columns} FROM ${table(pivot)} WHERE ${where} ORDER BY ${quoteIdent(pivot.relatedKey)}`, bind: relatedIds ? [parentId, relatedIds] : [parentId] };
+}
+
+/** One INSERT of every row; a pair already present (unique index) is left as it is. */
+export function compilePivotInsert(pivot: PivotInfo, rows: Array<Record<string, unknown>>): SqlStatement {
+  const columns = [pivot.parentKey, pivot.relatedKey, ...pivot.columns.filter((c) => rows.some((r) => Object.prototype.hasOwnProperty.call(r, c)))];
+  const targets = columns.map(quoteIdent).join(', ');
+  const values = columns.map((c) => `"v".${quoteIdent(c)}`).join(', ');
+  return {
+    sql: `INSERT INTO ${table(pivot)} (${targets}) SELECT ${values} FROM jsonb_populate_recordset(NULL::${table(pivot)}, $1::jsonb) AS "v" ON CONFLICT DO NOTHING`,
+    bind: [JSON.stringify(rows)],
+  };
+}
+
+/** One DELETE of the pairs of `relatedIds` (or every pair of the parent), answering the related ids removed. */
+export function compilePivotDelete(pivot: PivotInfo, parentId: unknown, relatedIds: unknown[] | null): SqlStatement {
+  const related = quoteIdent(pivot.relatedKey);
+  const where = `${quoteIdent(pivot.parentKey)} = $1` + (relatedIds ? ` AND ${related} = ANY($2)` : '');
+  return { sql: `DELETE FROM ${table(pivot)} WHERE ${where} RETURNING ${related}`, bind: relatedIds ? [parentId, relatedIds] : [parentId] };
+}
+
+/** One UPDATE of every pair: a column absent from a row's JSON keeps its value. */
+export function compilePivotUpdate(pivot: PivotInfo, rows: Array<Record<string, unknown>>): SqlStatement {
+  const sets = pivot.columns.map((c) => `${quoteIdent(c)} = CASE WHEN jsonb_exists("u"."j", ${quoteLiteral(c)}) THEN ("u"."r").${quoteIdent(c)} ELSE "t".${quoteIdent(c)} END`);
+  const parent = quoteIdent(pivot.parentKey);
+  const related = quoteIdent(pivot.relatedKey);
+  return {
+    sql:
+      `UPDATE ${table(pivot)} AS "t" SET ${sets.join(', ')} FROM (SELECT "e"."j", jsonb_populate_record(NULL::${table(pivot)}, "e"."j") AS "r" ` +
+      `FROM jsonb_array_elements($1::jsonb) AS "e"("j")) AS "u" WHERE "t".${parent} = ("u"."r").${parent} AND "t".${related} = ("u"."r").${related}`,
+    bind: [JSON.stringify(rows)],
+  };
+}
