@@ -13,6 +13,8 @@ export async function seedSql(uri: string, size: DatasetSize): Promise<void> {
     const children = roots * CHILDREN_PER_ROOT;
     const t = `'${SEED_TIME}'::timestamptz`;
     const statements = [
+      // the example app made its superuser at start; the generated users take ids from 1 (it is re-made at the next start)
+      'DELETE FROM users',
       `INSERT INTO categories (id, name, parent_id, created_at, updated_at)
          SELECT i, 'Department ' || i, NULL, ${t}, ${t} FROM generate_series(1, ${roots}) i`,
       // children: ids roots+1 .. roots+children; name by childCategoryName(i)

@@ -18,10 +18,17 @@ const ROLES_TABLE: Record<string, Record<string, Right[]>> = {
   customer: { products: ['read'], categories: ['read'], tags: ['read'], reviews: ALL, users: ['read'] },
 };
 
-/** The resource whose right a route needs: its own, or the related one for relation routes. */
-function neededResource(route: RouteFacts, resourceOf: Map<string, string>): string {
-  return route.permissions ? resourceOf.get(route.model)! : route.resource;
+const RIGHT_OF: Record<string, Right> = { index: 'read', view: 'read', store: 'create', update: 'update', delete: 'delete' };
+
+/** What the roles table says of a route: every permission its name stands for (resource routes: their own resource and access). */
+function allowedFor(role: string, route: RouteFacts): boolean {
+  const needs: Array<[string, Right]> = route.permissions
+    ? route.permissions.map((p) => [p.slice(0, p.lastIndexOf('.')), RIGHT_OF[p.slice(p.lastIndexOf('.') + 1)]])
+    : [[route.resource, route.access]];
+  return needs.every(([resource, right]) => ROLES_TABLE[role][resource]?.includes(right) ?? false);
 }
+
+const isRelationRoute = (route: RouteFacts) => route.action.startsWith('relation.') && !route.action.includes('export');
 
 forEachDriver('authorization: role matrix', (ctx: ContractContext) => {
   const members: Record<string, Member> = {};
@@ -113,24 +120,68 @@ forEachDriver('authorization: role matrix', (ctx: ContractContext) => {
     return { res, unchanged };
   }
 
+  /**
+   * A relation route's request as `actor`: its parent (a product, or the actor for /me), a related
+   * record linked to that parent (reviews owned by the actor), and a snapshot that must not move on a denial.
+   */
+  async function callRelation(route: RouteFacts, actor: Member | null): Promise<{ res: supertest.Response; unchanged: () => Promise<unknown> }> {
+    const agent = actor ? actor.agent() : ctx.as(null);
+    const implicit = route.path.startsWith('/me/');
+    const parent = implicit ? (actor?.user ?? null) : await ctx.product();
+    const segment = route.path.split('/')[implicit ? 2 : 3];
+    const base = implicit ? `${API}/me/${segment}` : `${API}/products/${parent!.id}/${segment}`;
+    let related: Rec;
+    if (segment === 'tags') {
+      related = await ctx.tagRec();
+      expect((await ctx.request().post(`${API}/products/${parent!.id}/tags/attach`).send({ tag_id: related.id })).status).to.equal(200);
+    } else {
+      related = await ctx.create('reviews', { product_id: implicit ? product.id : parent!.id, user_id: actor?.user.id ?? null, rating: 4 });
+    }
+    const snapshot = async () =>
+      JSON.stringify(implicit ? (await ctx.get('/reviews', { attr: { user_id: actor?.user.id ?? null } })).body : (await ctx.request().get(`${API}/products/${parent!.id}/${segment}`)).body);
+    const before = await snapshot();
+    const unchanged = async () => expect(await snapshot()).to.equal(before);
+    const key = segment === 'tags' ? 'tags' : 'reviews';
+    const create = segment === 'tags' ? { name: ctx.unique('rel') } : { product_id: product.id, rating: 3 };
+    const change = segment === 'tags' ? { name: ctx.unique('relc') } : { rating: 1 };
+    const action = route.action.slice('relation.'.length);
+    const one = `${base}/${related.id}`;
+    const requests: Record<string, () => supertest.Test> = {
+      index: () => agent.get(base),
+      show: () => agent.get(one),
+      store: () => agent.post(base).send({ [key]: create }),
+      updateMany: () => agent.put(base).query({ _scenario: 'bulk_update' }).send({ [key]: [{ id: related.id, ...change }] }),
+      destroyMany: () => agent.delete(base).query({ _scenario: 'bulk_delete' }).send([related.id]),
+      update: () => agent.put(one).send(change),
+      destroy: () => agent.delete(one),
+      attach: () => agent.post(`${base}/attach`).query({ _scenario: 'toggle' }).send({ tags: [related.id] }),
+      detachMany: () => agent.delete(`${base}/detach`).query({ _scenario: 'bulk_detach' }).send([related.id]),
+      detach: () => agent.delete(`${one}/detach`),
+      updatePivot: () => agent.put(`${one}/pivot`).send({ position: 9 }),
+      updatePivotMany: () => agent.put(`${base}/pivot`).query({ _scenario: 'bulk_update_pivot' }).send({ tags: [{ tag_id: related.id, position: 9 }] }),
+    };
+    const send = requests[action];
+    if (!send) throw new Error(`the matrix has no request for ${route.name}`);
+    return { res: await send(), unchanged };
+  }
+
   it('every generated route x every role answers as the roles table says; denials change nothing', async function () {
     this.timeout(600_000);
     const routes = ctx.routes();
-    const resourceOf = new Map(routes.filter((r) => !r.permissions).map((r) => [r.model, r.resource]));
     const failures: string[] = [];
     let checked = 0;
     for (const route of routes) {
-      const resource = neededResource(route, resourceOf);
       for (const role of [null, ...Object.keys(ROLES_TABLE)]) {
         const actor = role ? members[role] : null;
-        const allowed = role !== null && ROLES_TABLE[role][resource].includes(route.access);
-        // a relation route's parent must be readable too: one the caller may not read is absent (404)
-        const parentHidden = role !== null && route.permissions !== undefined && !ROLES_TABLE[role][route.resource].includes('read');
-        const expected = role === null ? 401 : !allowed ? 403 : parentHidden ? 404 : 200;
-        const { res, unchanged } = await call(route, actor);
+        const allowed = role !== null && allowedFor(role, route);
+        // a relation route's explicit parent must be readable too: one the caller may not read is absent (404)
+        const parentHidden = role !== null && route.permissions !== undefined && route.resource !== 'me' && !ROLES_TABLE[role][route.resource].includes('read');
+        const success = route.action === 'relation.store' ? 201 : 200;
+        const expected = role === null ? 401 : !allowed ? 403 : parentHidden ? 404 : success;
+        const { res, unchanged } = isRelationRoute(route) ? await callRelation(route, actor) : await call(route, actor);
         checked += 1;
         if (res.status !== expected) failures.push(`${route.method.toUpperCase()} ${route.path} (${route.name}) as ${role ?? 'anonymous'}: ${res.status}, expected ${expected} ${res.text.slice(0, 160)}`);
-        else if (expected !== 200) await unchanged();
+        else if (expected !== success) await unchanged();
         if (expected === 403) expect(res.body).to.deep.equal({ message: 'Forbidden', type: 'forbidden', status: 403 });
         if (expected === 401) expect(res.body).to.deep.equal({ message: 'Unauthenticated.', type: 'unauthenticated', status: 401 });
       }

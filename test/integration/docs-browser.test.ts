@@ -47,7 +47,8 @@ describe('API docs page in headless Chromium', function () {
       const flags = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', `--user-data-dir=${profile}`, '--virtual-time-budget=10000'];
       const { stdout } = await run(chromium!, [...flags, '--dump-dom', url], { maxBuffer: 64 * 1024 * 1024, timeout: 60_000 });
       const tags = [...stdout.matchAll(/data-tag="([^"]+)"/g)].map((m) => m[1]);
-      expect(new Set(tags)).to.deep.equal(new Set(['categories', 'products', 'reviews', 'tags', 'users']));
+      // one section per resource, and one for the caller's own records (/me)
+      expect(new Set(tags)).to.deep.equal(new Set(['categories', 'products', 'reviews', 'tags', 'users', 'me']));
       expect(stdout).to.contain('Example shop API');
     } finally {
       rmSync(profile, { recursive: true, force: true });

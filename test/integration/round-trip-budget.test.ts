@@ -35,6 +35,32 @@ async function seed(example: ExampleApp): Promise<void> {
   await http.post('/api/v1/reviews').send({ review: reviews }).expect(200);
 }
 
+/**
+ * The relation operations of issue 10 with `n` ids each, on a fresh product: attach (bulk), sync,
+ * toggle, pivot update, detach (bulk), then bulk update and bulk delete of its reviews. Answers the
+ * round trips of each operation, counted by `count` around it.
+ */
+async function relationOps(example: ExampleApp, n: number, count: (work: () => Promise<unknown>) => Promise<number>): Promise<Record<string, number>> {
+  const http = asAdmin(example);
+  const product = (await http.post('/api/v1/products').send({ name: `Rel ${n}`, sku: `REL-${n}-${Date.now()}`, price: 1 }).expect(200)).body.model;
+  const tags = (await http.post('/api/v1/tags').send({ tag: Array.from({ length: 2 * n }, (_, i) => ({ name: `rel-${n}-${i}-${Date.now()}` })) }).expect(200)).body.models.map((m: { model: { id: unknown } }) => m.model.id);
+  const reviews = (await http.post('/api/v1/reviews').send({ review: Array.from({ length: n }, () => ({ product_id: product.id, rating: 3 })) }).expect(200)).body.models.map((m: { model: { id: unknown } }) => m.model.id);
+  const base = `/api/v1/products/${product.id}`;
+  const first = tags.slice(0, n);
+  const second = tags.slice(n);
+  // warm: the token lookup is cached, so only the operation's own round trips are counted
+  await http.get(`${base}/tags`).expect(200);
+  const costs: Record<string, number> = {};
+  costs.bulk_attach = await count(() => http.post(`${base}/tags/attach`).query({ _scenario: 'bulk_attach' }).send({ tags: first }).expect(200));
+  costs.sync = await count(() => http.post(`${base}/tags/attach`).query({ _scenario: 'sync' }).send({ tags: second.map((id: unknown) => ({ tag_id: id, position: 1 })) }).expect(200));
+  costs.toggle = await count(() => http.post(`${base}/tags/attach`).query({ _scenario: 'toggle' }).send({ tags: [...first, ...second] }).expect(200));
+  costs.pivot_update = await count(() => http.put(`${base}/tags/pivot`).query({ _scenario: 'bulk_update_pivot' }).send({ tags: first.map((id: unknown) => ({ tag_id: id, position: 2 })) }).expect(200));
+  costs.bulk_detach = await count(() => http.delete(`${base}/tags/detach`).query({ _scenario: 'bulk_detach' }).send(first).expect(200));
+  costs.bulk_update = await count(() => http.put(`${base}/reviews`).query({ _scenario: 'bulk_update' }).send({ reviews: reviews.map((id: unknown) => ({ id, rating: 4 })) }).expect(200));
+  costs.bulk_delete = await count(() => http.delete(`${base}/reviews`).query({ _scenario: 'bulk_delete' }).send(reviews).expect(200));
+  return costs;
+}
+
 async function listPage(example: ExampleApp, pageSize: number): Promise<request.Response> {
   const res = await asAdmin(example)
     .get('/api/v1/products')
@@ -71,8 +97,22 @@ describe('round-trip budget', function () {
       await example.close();
     });
 
+    it('relation operations cost the same round trips for 1 and 40 ids', async () => {
+      const count = async (work: () => Promise<unknown>) => {
+        commands.length = 0;
+        await work();
+        return commands.length;
+      };
+      const one = await relationOps(example, 1, count);
+      const many = await relationOps(example, 40, count);
+      expect(many).to.deep.equal(one);
+      // commands incl. the parent check, membership reads and commitTransaction
+      expect(one).to.deep.equal({ bulk_attach: 5, sync: 7, toggle: 7, pivot_update: 6, bulk_detach: 4, bulk_update: 7, bulk_delete: 6 });
+    });
+
     for (const pageSize of [1, 100]) {
       it(`a page of ${pageSize} issues exactly one aggregate command and nothing else`, async () => {
+        await listPage(example, pageSize); // warm: the caller's token lookup is cached
         commands.length = 0;
         await listPage(example, pageSize);
         expect(commands).to.deep.equal(['aggregate']);
@@ -103,7 +143,21 @@ describe('round-trip budget', function () {
       await example.close();
     });
 
+    it('relation operations run the same statements for 1 and 40 ids', async () => {
+      const count = async (work: () => Promise<unknown>) => {
+        statements.length = 0;
+        await work();
+        return statements.length;
+      };
+      const one = await relationOps(example, 1, count);
+      const many = await relationOps(example, 40, count);
+      expect(many).to.deep.equal(one);
+      // statements incl. the parent check, membership reads, BEGIN and COMMIT
+      expect(one).to.deep.equal({ bulk_attach: 6, sync: 7, toggle: 7, pivot_update: 7, bulk_detach: 4, bulk_update: 8, bulk_delete: 7 });
+    });
+
     it('a page of 1 and a page of 100 run the same statements (page, count, one per relation level)', async () => {
+      await listPage(example, 1); // warm: the caller's token lookup is cached
       statements.length = 0;
       await listPage(example, 1);
       const forOne = statements.length;
