@@ -1,4 +1,5 @@
 import express, { type RequestHandler, type Router } from 'express';
+import { BadRequestError, UnauthenticatedError } from './errors';
 import type { AuthOptions } from './auth/auth-options';
 import { Authorizer } from './auth/authorizer';
 import type { AuthorizeOverride } from './auth/derive-permission';
@@ -168,6 +169,29 @@ export function createRestApi(options: RestApiOptions = {}): RestApi {
     ]);
   };
 
+  /**
+   * `/{parent}/{id}/{segment}` with a segment the parent's relation routes do not configure: a 400
+   * naming the relation and the parent (spec, Errors), after authentication like every route.
+   */
+  const unconfiguredRelations = (): Router => {
+    const router = express.Router();
+    for (const service of services.values()) {
+      const configured = routeOptions.get(service.name)?.relationRoutes;
+      if (!configured) continue;
+      const segments = [...Object.keys(configured.oneToMany ?? {}), ...Object.keys(configured.manyToMany ?? {})];
+      const resource = service.entry.declaration.name;
+      router.all(`/${resource}/:parent_id/:relation{/*rest}`, (req, res, next) => {
+        const answer = () => {
+          const relation = String(req.params.relation);
+          next(new BadRequestError(`Relation "${relation}" is not configured on ${resource} (configured: ${segments.join(', ')}).`, relation));
+        };
+        if (!auth) return answer();
+        auth.identify(req, res).then((ctx) => (ctx.user ? answer() : next(new UnauthenticatedError())), next);
+      });
+    }
+    return router;
+  };
+
   const api: RestApi = {
     registry,
     pipeline,
@@ -221,6 +245,7 @@ export function createRestApi(options: RestApiOptions = {}): RestApi {
       router.use(express.json({ limit: options.bodyLimit ?? '1mb' }));
       router.use(contextMiddleware(null, options.context));
       router.use(buildRouter(table, [protect, ...middlewares], { beforeRespond: (ctx) => cache.bump(ctx.touched) }));
+      router.use(unconfiguredRelations());
       router.use(errorMiddleware(log));
       built = router;
       return router;

@@ -213,3 +213,13 @@ forEachDriver('relation routes', (ctx) => {
     });
   });
 });
+
+forEachDriver('relation routes: unconfigured segments', (ctx) => {
+  it('a segment the parent does not configure is a 400 naming the relation and the parent', async () => {
+    const product = await ctx.product();
+    const res = expectError(await ctx.request().get(`${API}/products/${product.id}/colours`), 400, 'bad_request');
+    expect(res.message).to.equal('Relation "colours" is not configured on products (configured: reviews, tags).');
+    expectError(await ctx.request().post(`${API}/products/${product.id}/colours/attach`).send({}), 400, 'bad_request');
+    expectError(await ctx.as(null).get(`${API}/products/${product.id}/colours`), 401, 'unauthenticated');
+  });
+});
