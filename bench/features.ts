@@ -14,7 +14,7 @@ import type { ServeReady } from './serve';
  * `npm run bench:features`: the read cache and the exports, each against a hand-written baseline
  * in the same run, on PostgreSQL (embedded). Writes the "Read cache" and "Exports" sections of
  * bench/RESULTS.md. BENCH_SECONDS (default 8), BENCH_EXPORT_ROWS (default 100000,1000000);
- * BENCH_ONLY=exports|auth runs only that part and writes nothing; BENCH_AUTH_ROUNDS (default 3); BENCH_HEAP_MB caps the server's heap.
+ * BENCH_ONLY=exports|auth|relations runs only that part and writes nothing; BENCH_AUTH_ROUNDS (default 3); BENCH_HEAP_MB caps the server's heap.
  */
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
 const LOAD = { connections: 10, seconds: SECONDS, warmupSeconds: 2 };
@@ -127,6 +127,72 @@ async function authSection(uri: string): Promise<string> {
   return lines.join('\n');
 }
 
+const RELATION_REPETITIONS = Number(process.env.BENCH_RELATION_REPS ?? 7);
+
+/**
+ * Relation routes on PostgreSQL: sync of 1,000 tag ids onto a product linked to 750 (500 kept,
+ * 500 new, 250 removed) and bulk attach of 1,000 ids, against the hand-written pg twins, each
+ * repetition on a fresh product (set up untimed), alternating library and baseline.
+ */
+async function relationSection(uri: string): Promise<string> {
+  const client = new Client({ connectionString: uri });
+  await client.connect();
+  const child = await serve(uri, {});
+  try {
+    const tagIds = (await client.query<{ id: number }>(`INSERT INTO tags (name, created_at, updated_at) SELECT 'rel-bench-' || i || '-' || $1, now(), now() FROM generate_series(1, 1250) i RETURNING id`, [Date.now()])).rows.map((r) => r.id);
+    let serial = 0;
+    const freshProduct = async (linked: number[]): Promise<number> => {
+      serial += 1;
+      const { rows } = await client.query<{ id: number }>(`INSERT INTO products (name, sku, price, stock, status, featured, created_at, updated_at) VALUES ('Rel', $1, 1, 0, 'active', false, now(), now()) RETURNING id`, [`REL-${Date.now()}-${serial}`]);
+      if (linked.length) await client.query('INSERT INTO product_tag (product_id, tag_id, position) SELECT $1, unnest($2::int[]), 1', [rows[0].id, linked]);
+      return rows[0].id;
+    };
+    const post = async (url: string, body: unknown, check: (answer: Record<string, unknown[]>) => boolean): Promise<number> => {
+      const started = performance.now();
+      const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      const answer = (await res.json()) as Record<string, unknown[]>;
+      const ms = performance.now() - started;
+      if (!res.ok || !check(answer)) throw new Error(`POST ${url} -> ${res.status}: ${JSON.stringify(answer).slice(0, 300)}`);
+      return ms;
+    };
+    const scenarios = {
+      'sync 1,000 ids (500 kept, 500 new, 250 removed)': {
+        linked: tagIds.slice(0, 750),
+        library: (p: number) => [`${child.ready.library}/api/v1/products/${p}/tags/attach?_scenario=sync`, { tags: tagIds.slice(250).map((tag_id) => ({ tag_id, position: 1 })) }] as const,
+        baseline: (p: number) => [`${child.ready.baseline}/products/${p}/tags/sync`, { tags: tagIds.slice(250).map((tag_id) => ({ tag_id, position: 1 })) }] as const,
+        check: (a: Record<string, unknown[]>) => a.attached.length === 500 && a.detached.length === 250,
+      },
+      'bulk attach of 1,000 ids': {
+        linked: [] as number[],
+        library: (p: number) => [`${child.ready.library}/api/v1/products/${p}/tags/attach?_scenario=bulk_attach`, { tags: tagIds.slice(0, 1000) }] as const,
+        baseline: (p: number) => [`${child.ready.baseline}/products/${p}/tags/attach`, { tags: tagIds.slice(0, 1000) }] as const,
+        check: (a: Record<string, unknown[]>) => a.attached.length === 1000,
+      },
+    };
+    const lines = ['## Relation routes', '', `PostgreSQL, each repetition on a fresh product (set up untimed); median of ${RELATION_REPETITIONS} alternating repetitions after one warm-up; wall time of the HTTP request.`, '', '| operation | library ms | hand-written pg ms | speed vs baseline |', '| --- | --- | --- | --- |'];
+    for (const [name, scenario] of Object.entries(scenarios)) {
+      const lib: number[] = [];
+      const base: number[] = [];
+      for (let rep = -1; rep < RELATION_REPETITIONS; rep += 1) {
+        const [lu, lb] = scenario.library(await freshProduct(scenario.linked));
+        const l = await post(lu, lb, scenario.check);
+        const [bu, bb] = scenario.baseline(await freshProduct(scenario.linked));
+        const b = await post(bu, bb, scenario.check);
+        if (rep >= 0) {
+          lib.push(l);
+          base.push(b);
+        }
+      }
+      const median = (xs: number[]) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)];
+      lines.push(`| ${name} | ${median(lib).toFixed(1)} | ${median(base).toFixed(1)} | ${(median(base) / median(lib)).toFixed(2)}x |`);
+    }
+    return lines.join('\n');
+  } finally {
+    await child.stop();
+    await client.end();
+  }
+}
+
 async function exportSection(uri: string): Promise<string> {
   const lines = ['## Exports', '', `Every product as .xlsx (columns ${EXPORT_COLUMNS.join(', ')}) through the library and through a hand-written \`pg-cursor\` -> exceljs streaming handler, same server process, alternating; the peak RSS is the server process's, sampled every 50 ms.`, '', '| export | rows | library s | baseline s | library rows/s vs baseline | library peak RSS MB | baseline peak RSS MB |', '| --- | --- | --- | --- | --- | --- | --- |'];
   for (const size of EXPORT_SIZES) {
@@ -166,14 +232,16 @@ async function main(): Promise<void> {
     console.log(cache);
     const auth = process.env.BENCH_ONLY && process.env.BENCH_ONLY !== 'auth' ? '' : await authSection(pg.uri);
     console.log(auth);
-    if (process.env.BENCH_ONLY === 'auth') return;
+    const relations = process.env.BENCH_ONLY && process.env.BENCH_ONLY !== 'relations' ? '' : await relationSection(pg.uri);
+    console.log(relations);
+    if (process.env.BENCH_ONLY === 'auth' || process.env.BENCH_ONLY === 'relations') return;
     const exports = await exportSection(pg.uri);
     console.log(exports);
     if (process.env.BENCH_ONLY) return;
     const file = join(__dirname, 'RESULTS.md');
     const previous = await readFile(file, 'utf8').catch(() => '');
     const kept = previous.split('\n## Read cache')[0].trimEnd();
-    await writeFile(file, `${kept}\n\n${cache}\n\n${auth}\n\n${exports}\n`);
+    await writeFile(file, `${kept}\n\n${cache}\n\n${auth}\n\n${relations}\n\n${exports}\n`);
   } finally {
     await redis?.stop();
     await pg.stop();

@@ -9,6 +9,7 @@ import { createExampleApp } from '../example-app/app';
 import { mongoBaselineApp } from './baseline-mongo';
 import { addExportBaseline, addMemoryProbe } from './baseline-export';
 import { sqlBaselineApp } from './baseline-sql';
+import { addRelationBaseline } from './baseline-relations';
 import { serveChild } from './child';
 
 export interface ServeReady {
@@ -72,6 +73,9 @@ function close(server: Server): Promise<void> {
  * the load generator and the database run in other processes.
  * argv: <sql|mongo> <database uri>
  */
+// the access log (one line per request) would measure the console, which the baseline does not write to
+process.env.LOG_LEVEL ??= 'warn';
+
 serveChild(async () => {
   const [driver, uri] = process.argv.slice(2);
   if (driver !== 'sql' && driver !== 'mongo') throw new Error('usage: serve.ts <sql|mongo> <uri>');
@@ -90,6 +94,7 @@ serveChild(async () => {
     const pool = new Pool({ connectionString: uri, max: 5 }) // Sequelize's default pool size;
     baselineApp = sqlBaselineApp(pool);
     addExportBaseline(baselineApp, pool);
+    addRelationBaseline(baselineApp, pool);
     closeBaseline = () => pool.end();
   } else {
     const client = await MongoClient.connect(uri);
