@@ -26,6 +26,7 @@ import { Registry } from './resource/registry';
 import { QueryPipeline } from './service/query-pipeline';
 import { softDeleteScope } from './soft-delete/soft-delete-scope';
 import { ResourceService } from './service/resource-service';
+import { HierarchyReads } from './hierarchy/hierarchy-reads';
 import { resolveRelation, type RelationRoutesOptions } from './relations/relation-config';
 import { relationRoutes } from './relations/relation-routes';
 import { RelationService } from './relations/relation-service';
@@ -233,7 +234,8 @@ export function createRestApi(options: RestApiOptions = {}): RestApi {
         const service = new ResourceService(entry, registry, config, log, pipeline);
         services.set(entry.info.name, service);
         const chosen = routeOptions.get(entry.info.name)?.updateMultipleRoutes ?? ['batch', 'update-multiple'];
-        table.add(...resourceRoutes(service, { updateMultipleRoutes: chosen, read: (input, read, run) => cache.serve(input, read, run) }));
+        const hierarchy = new HierarchyReads(service, config);
+        table.add(...resourceRoutes(service, { updateMultipleRoutes: chosen, read: (input, read, run) => cache.serve(input, read, run), hierarchy }));
         table.add(...exportRoutes(service, { catalog: registry, config, log, templates }));
       }
       for (const service of services.values()) table.add(...buildRelationRoutes(service));

@@ -3,6 +3,7 @@ import type { ListQuery, Page } from '../../lib/query/ast';
 import type { Catalog } from '../../lib/resource/model-info';
 import { CompileContext } from './compile-context';
 import { compileFilterStages } from './compile-filter';
+import { compileTreeStages } from './compile-tree';
 import { compileOrder, keysetMatch, type KeyPlan } from './compile-order';
 import { compileLoads, projection, selectFields } from './compile-relations';
 import type { ModelMap } from './model-map';
@@ -26,7 +27,7 @@ export interface CompiledList {
 export function compileList(query: ListQuery, catalog: Catalog, models: ModelMap): CompiledList {
   const ctx = new CompileContext(catalog, models);
   const model = query.model;
-  const pipeline: Document[] = [...compileFilterStages(query.filter, model, ctx)];
+  const pipeline: Document[] = [...(query.tree ? compileTreeStages(query.tree, model, ctx) : []), ...compileFilterStages(query.filter, model, ctx)];
   const order = compileOrder(query.order, model, ctx);
   pipeline.push(...order.stages);
   const page = query.page;

@@ -1,6 +1,7 @@
 import type { ListQuery, Page } from '../../lib/query/ast';
 import type { Catalog, FieldInfo } from '../../lib/resource/model-info';
 import { compileFilter } from './compile-filter';
+import { compileTreeCondition } from './compile-tree';
 import { compileOrder, keysetCondition } from './compile-order';
 import { compileRelationLoads, selectFields, type RelationPlan } from './compile-relations';
 import { CompileContext } from './compile-context';
@@ -35,6 +36,7 @@ export function compileList(query: ListQuery, catalog: Catalog, tables: ModelMap
   const rq = quoteIdent(root);
   const order = compileOrder(query.order, ctx, model, root, params);
   const where: string[] = [];
+  if (query.tree) where.push(compileTreeCondition(query.tree, ctx, model, root, params));
   if (query.filter) where.push(compileFilter(query.filter, ctx, model, root, params));
   const page = query.page;
   if (page?.kind === 'cursor' && page.after) where.push(keysetCondition(order.keys, page.after, params));
@@ -52,7 +54,11 @@ export function compileList(query: ListQuery, catalog: Catalog, tables: ModelMap
   if (page?.kind === 'offset') {
     const countParams = new ParamBuilder();
     const c = countParams.alias('t');
-    const filter = query.filter ? ` WHERE ${compileFilter(query.filter, ctx, model, c, countParams)}` : '';
+    const conditions = [
+      ...(query.tree ? [compileTreeCondition(query.tree, ctx, model, c, countParams)] : []),
+      ...(query.filter ? [compileFilter(query.filter, ctx, model, c, countParams)] : []),
+    ];
+    const filter = conditions.length ? ` WHERE ${conditions.join(' AND ')}` : '';
     count = { sql: `SELECT count(*) AS "total" FROM ${ctx.table(model)} AS ${quoteIdent(c)}${filter}`, bind: countParams.bind };
   }
 

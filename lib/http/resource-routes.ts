@@ -1,3 +1,4 @@
+import { wantsHierarchy, type HierarchyReads } from '../hierarchy/hierarchy-reads';
 import type { ResourceService } from '../service/resource-service';
 import type { ReadGate, RouteDefinition } from './routes';
 
@@ -8,6 +9,8 @@ export interface ResourceRouteOptions {
   updateMultipleRoutes: UpdateMultipleRoute[];
   /** Read-through for list, first and show (the read cache); runs the read directly by default. */
   read: ReadGate;
+  /** Tree reads of index and show (`hierarchy`). */
+  hierarchy: HierarchyReads;
 }
 
 type Spec = Pick<RouteDefinition, 'action' | 'method' | 'access' | 'summary' | 'handler'> & { path: string; name?: string };
@@ -23,6 +26,8 @@ export function resourceRoutes(service: ResourceService, options: ResourceRouteO
     {
       action: 'index', method: 'get', path: '', access: 'read', summary: 'List records',
       handler: async (input) => {
+        // trees are read without the cache: their walk reaches records the query's filter does not name
+        if (wantsHierarchy(input.params)) return options.hierarchy.list(input.params, input.ctx);
         const plan = await service.planList(input.params, input.ctx);
         return options.read(input, { method: 'list_all', query: plan.query }, () => service.runList(plan, input.ctx));
       },
@@ -51,6 +56,7 @@ export function resourceRoutes(service: ResourceService, options: ResourceRouteO
     {
       action: 'show', method: 'get', path: '/:id', access: 'read', summary: 'One record',
       handler: async (input) => {
+        if (wantsHierarchy(input.params)) return options.hierarchy.show(id(input), input.params, input.ctx);
         const plan = await service.planShow(id(input), input.params, input.ctx);
         return options.read(input, { method: 'get_one', query: plan.query }, () => service.runShow(plan, input.ctx));
       },

@@ -87,6 +87,22 @@ export interface CursorPage {
 
 export type Page = OffsetPage | CursorPage;
 
+/**
+ * Hierarchy: the records reachable from those matching `start` through the self-referencing
+ * `parentField` (down: descendants, up: ancestors; both for a full branch), the start records
+ * included. Each driver walks it in the database (WITH RECURSIVE / $graphLookup), depth-limited by
+ * `maxDepth` (levels beyond the start; null: unlimited) and cycle-safe; only records matching
+ * `scope` are passed through. The query's `filter` still applies to every record reached.
+ */
+export interface TreeWalk {
+  parentField: string;
+  start: Filter | null;
+  down: boolean;
+  up: boolean;
+  maxDepth: number | null;
+  scope: Filter | null;
+}
+
 export interface ListQuery {
   /** MODEL name of the root. */
   model: string;
@@ -101,4 +117,6 @@ export interface ListQuery {
   limit: number | null;
   /** `soft_delete` on the root of a soft-deletable resource: include trashed records, or only them. */
   trashed?: 'with' | 'only';
+  /** Hierarchy reads: the walk that chooses the root records (see TreeWalk). */
+  tree?: TreeWalk;
 }

@@ -120,6 +120,17 @@ export class ResourceService {
     return this.runList(await this.planList(params, ctx), ctx, action);
   }
 
+  /** Every row of a prepared query, as the caller may see it (hierarchy reads assemble them). */
+  async runRows(query: ListQuery, ctx: RequestContext, action: string): Promise<Row[]> {
+    const result = await this.timed(action, query, () => this.driver.list(query));
+    return runHook(this.hooks.afterList, this.shape(result.rows, query, ctx), ctx);
+  }
+
+  /** The records of this resource the caller may see, for a query rooted here (ownership, soft delete, hooks' scope). */
+  rootScope(query: ListQuery, ctx: RequestContext): Filter | null {
+    return this.pipeline.scopeOf(ctx)(this.name, query);
+  }
+
   async runFirst(plan: PlannedList, ctx: RequestContext): Promise<{ data: Row | null }> {
     const result = await this.timed('first', plan.query, () => this.driver.list(plan.query));
     const rows = await runHook(this.hooks.afterList, this.shape(result.rows, plan.query, ctx), ctx);
@@ -199,6 +210,7 @@ export class ResourceService {
         if (existing.length === 0) throw scope.notFound?.([rawId]) ?? this.notFound(rawId);
         await this.assertOwned([id], 'update', ctx, tx);
         if (Object.keys(item.changes).length > 0) await this.driver.update(this.name, [item], tx);
+        await this.assertNoCycle([item], tx, () => '');
         return this.reload([id], tx, ctx);
       }),
     );
@@ -242,6 +254,7 @@ export class ResourceService {
         await this.assertOwned(ids, 'update', ctx, tx);
         const changed = items.filter((item) => Object.keys(item.changes).length > 0);
         if (changed.length > 0) await this.driver.update(this.name, changed, tx);
+        await this.assertNoCycle(items, tx, (i) => `${key}.${i}.`);
         return this.reload(ids, tx, ctx);
       }),
     );
@@ -453,6 +466,35 @@ export class ResourceService {
     const filter = allOf(mine.filter, ownerFilter(info, ctx));
     const { rows } = await this.driver.list({ ...mine, filter }, tx);
     if (rows.length < ids.length) throw new ForbiddenError();
+  }
+
+  /**
+   * Decision 44: after a write moved records in a hierarchy, no record may be its own ancestor
+   * (itself or a descendant as parent, also across the items of one bulk request). One walk up
+   * from the moved records inside the write's transaction, so concurrent moves cannot cross.
+   */
+  private async assertNoCycle(items: Array<{ id: Id; changes: Record<string, unknown> }>, tx: Transaction, prefix: (index: number) => string): Promise<void> {
+    const { hierarchyField: field, key } = this.entry.info;
+    if (!field) return;
+    const moved = items.map((item, index) => ({ item, index })).filter(({ item }) => item.changes[field] !== undefined && item.changes[field] !== null);
+    if (moved.length === 0) return;
+    const start: Filter = { kind: 'condition', field: key, operator: 'in', value: moved.map(({ item }) => item.id) };
+    const query: ListQuery = { model: this.name, filter: null, select: [key, field], relations: [], order: [{ relations: [], field: key, direction: 'asc' }], page: null, limit: null, tree: { parentField: field, start, down: false, up: true, maxDepth: null, scope: null } };
+    const { rows } = await this.driver.list(query, tx);
+    const parentOf = new Map(rows.map((r) => [String(r[key]), r[field] === null || r[field] === undefined ? null : String(r[field])]));
+    const errors: FieldErrors = {};
+    for (const { item, index } of moved) {
+      const self = String(item.id);
+      const seen = new Set<string>();
+      for (let at = parentOf.get(self) ?? null; at !== null && !seen.has(at); at = parentOf.get(at) ?? null) {
+        if (at === self) {
+          addError(errors, `${prefix(index)}${field}`, `The ${field} cannot be the ${this.name} itself or one of its descendants.`);
+          break;
+        }
+        seen.add(at);
+      }
+    }
+    if (Object.keys(errors).length > 0) throw new ValidationError(errors);
   }
 
   /** Rows as the caller may see them: fields hidden by their read policy removed at every depth. */

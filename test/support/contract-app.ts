@@ -269,6 +269,29 @@ export class ContractContext {
     }
   }
 
+  /** Sets a category's parent straight in the database (bad data the API would refuse: cycles). */
+  async rawSetParent(category: Rec, parent: Rec | null): Promise<void> {
+    if (this.driver === 'sql') {
+      const { Client } = await import('pg');
+      const client = new Client({ connectionString: await this.postgresUri() });
+      await client.connect();
+      try {
+        await client.query('UPDATE "categories" SET "parent_id" = $1 WHERE "id" = $2', [parent?.id ?? null, category.id]);
+      } finally {
+        await client.end();
+      }
+      return;
+    }
+    const { MongoClient, ObjectId } = await import('mongodb');
+    const client = new MongoClient(await this.mongoUri());
+    await client.connect();
+    try {
+      await client.db(this.app.info.database).collection('categories').updateOne({ _id: new ObjectId(String(category.id)) }, { $set: { parent_id: parent ? new ObjectId(String(parent.id)) : null } });
+    } finally {
+      await client.close();
+    }
+  }
+
   private async postgresUri(): Promise<string> {
     const base = (await postgresDb)!.uri;
     const database = this.app.info.database;

@@ -1,0 +1,35 @@
+import type { TreeWalk } from '../../lib/query/ast';
+import type { CompileContext } from './compile-context';
+import { compileFilter } from './compile-filter';
+import { quoteIdent, type ParamBuilder } from './sql-builder';
+
+/**
+ * A hierarchy walk as one condition on the root alias: `key IN (WITH RECURSIVE ...)`, one
+ * recursive CTE per direction. Depth-limited by a bound parameter; cycle-safe through the path
+ * array of visited keys (a cycle written outside the API ends the walk, each node once).
+ */
+export function compileTreeCondition(tree: TreeWalk, ctx: CompileContext, model: string, alias: string, params: ParamBuilder): string {
+  const key = ctx.model(model).key;
+  const walks: string[] = [];
+  const ctes: string[] = [];
+  const directions = [...(tree.down ? ['down' as const] : []), ...(tree.up ? ['up' as const] : [])];
+  for (const direction of directions) {
+    const name = quoteIdent(params.alias(`w${direction}`));
+    const s = params.alias('s');
+    const c = params.alias('c');
+    const col = (a: string, field: string) => ctx.column(model, a, field);
+    const seedWhere = [tree.start ? compileFilter(tree.start, ctx, model, s, params) : 'TRUE', tree.scope ? compileFilter(tree.scope, ctx, model, s, params) : 'TRUE'];
+    const stepWhere = [`NOT ${col(c, key)} = ANY(${name}."path")`, tree.scope ? compileFilter(tree.scope, ctx, model, c, params) : 'TRUE'];
+    if (tree.maxDepth !== null) stepWhere.push(`${name}."depth" < ${params.param(tree.maxDepth)}`);
+    // down: children of what was reached; up: the parent of what was reached
+    const join = direction === 'down' ? `${col(c, tree.parentField)} = ${name}."id"` : `${col(c, key)} = ${name}."parent"`;
+    ctes.push(
+      `${name}("id", "parent", "path", "depth") AS (` +
+        `SELECT ${col(s, key)}, ${col(s, tree.parentField)}, ARRAY[${col(s, key)}], 0 FROM ${ctx.table(model)} AS ${quoteIdent(s)} WHERE ${seedWhere.join(' AND ')} ` +
+        `UNION ALL SELECT ${col(c, key)}, ${col(c, tree.parentField)}, ${name}."path" || ${col(c, key)}, ${name}."depth" + 1 ` +
+        `FROM ${ctx.table(model)} AS ${quoteIdent(c)} JOIN ${name} ON ${join} WHERE ${stepWhere.join(' AND ')})`,
+    );
+    walks.push(`SELECT "id" FROM ${name}`);
+  }
+  return `${ctx.column(model, alias, key)} IN (WITH RECURSIVE ${ctes.join(', ')} ${walks.join(' UNION ')})`;
+}
