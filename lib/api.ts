@@ -26,6 +26,7 @@ import { Registry } from './resource/registry';
 import { QueryPipeline } from './service/query-pipeline';
 import { softDeleteScope } from './soft-delete/soft-delete-scope';
 import { ResourceService } from './service/resource-service';
+import { createContext } from './service/request-context';
 import { HierarchyReads } from './hierarchy/hierarchy-reads';
 import { resolveRelation, type RelationRoutesOptions } from './relations/relation-config';
 import { relationRoutes } from './relations/relation-routes';
@@ -67,10 +68,13 @@ export interface RestApi {
   register(declaration: ResourceDeclaration, options?: RegisterOptions): RestApi;
   /** An Express router with every registered resource under `/<name>`; mount it under your prefix. */
   router(): Router;
-  /** An OpenAPI 3.1 document of every generated route (call after `router()`). */
-  openapi(options?: OpenApiOptions): Record<string, unknown>;
+  /**
+   * An OpenAPI 3.1 document of every generated route (call after `router()`); `roles` gives the
+   * document as users holding them see it (fields their read policy hides are absent).
+   */
+  openapi(options?: OpenApiOptions & { roles?: string[] }): Record<string, unknown>;
   /** `GET /openapi.json` and a browsable page at `/docs` (swagger-ui-dist, served locally); mount beside `router()`. */
-  docsRouter(options?: OpenApiOptions): Router;
+  docsRouter(options?: OpenApiOptions & { roles?: string[] }): Router;
   /** The table of every generated route (built by `router()`). */
   routes(): RouteTable;
   /** The service of a registered resource (by MODEL), for application routes; call after `router()`. */
@@ -182,6 +186,8 @@ export function createRestApi(options: RestApiOptions = {}): RestApi {
       const segments = [...Object.keys(configured.oneToMany ?? {}), ...Object.keys(configured.manyToMany ?? {})];
       const resource = service.entry.declaration.name;
       router.all(`/${resource}/:parent_id/:relation{/*rest}`, (req, res, next) => {
+        // restore and force are resource routes (of soft-deletable resources): elsewhere simply absent
+        if (['restore', 'force'].includes(String(req.params.relation)) && !req.params.rest) return next();
         const answer = () => {
           const relation = String(req.params.relation);
           next(new BadRequestError(`Relation "${relation}" is not configured on ${resource} (configured: ${segments.join(', ')}).`, relation));
@@ -258,9 +264,18 @@ export function createRestApi(options: RestApiOptions = {}): RestApi {
     docsRouter(openApiOptions) {
       return docsRouter(() => api.openapi(openApiOptions), { title: openApiOptions?.title });
     },
-    openapi(openApiOptions) {
+    openapi(openApiOptions = {}) {
       if (!built) throw new Error('api.openapi() describes the routes built by router(): call router() first.');
-      return buildOpenApi(table, registry, openApiOptions);
+      const { roles, ...rest } = openApiOptions;
+      const described: OpenApiOptions = { ...rest };
+      // with authentication on, every operation needs a credential: a bearer token unless the app says otherwise
+      if (auth && !described.security) described.security = { schemes: { bearerAuth: { type: 'http', scheme: 'bearer' } }, requirement: [{ bearerAuth: [] }] };
+      // a role's document: the fields its read policy hides are absent from its schemas (a viewer's has no cost)
+      if (roles && !described.hiddenFields) {
+        const ctx = createContext({ user: { id: 'openapi', roles }, roles });
+        described.hiddenFields = (model) => pipeline.policy.hiddenFields(registry.model(model), ctx);
+      }
+      return buildOpenApi(table, registry, described);
     },
     service(model) {
       const service = services.get(model);

@@ -192,7 +192,8 @@ export class RelationService {
    * sync and toggle. Idempotent: ids already attached are left as they are (decision 32).
    */
   async attach(ref: ParentRef, body: unknown, scenario: 'attach' | 'bulk_attach' | 'sync' | 'toggle', ctx: RequestContext): Promise<unknown> {
-    const parentId = await this.parentId(ref, ctx);
+    const parentCheck = this.parentId(ref, ctx);
+    parentCheck.catch(() => undefined); // awaited below; a body error must not leave it unhandled
     const pivot = this.config.pivot!;
     let entries: PivotEntry[];
     if (scenario === 'attach') {
@@ -204,7 +205,8 @@ export class RelationService {
       const { key, value } = this.data(body);
       entries = readPivotInput(value, pivot, this.config.writablePivot, key);
     }
-    const { found, missing } = await this.existing(entries.map((e) => e.rawId), ctx);
+    // the parent check and the related ids' check are independent: one round trip of latency for both
+    const [parentId, { found, missing }] = await Promise.all([parentCheck, this.existing(entries.map((e) => e.rawId), ctx)]);
     if (scenario === 'attach' && missing.length > 0) throw this.notFound(entries[0].rawId, parentId);
     const wanted = entries.flatMap((e, i) => (found.has(i) ? [{ id: found.get(i)!, values: e.values }] : []));
     const name = this.config.relation.name;

@@ -47,6 +47,19 @@ for (const driver of ['mongo', 'sql'] as const) {
       expect(doc.components.schemas.ProductCreate).to.have.property('required').that.includes('name');
     });
 
+    it('authentication is described as a bearer scheme; a role\'s document leaves out what its read policy hides', () => {
+      const full = doc as unknown as { components: { securitySchemes: Record<string, unknown> }; paths: Record<string, Record<string, { security?: unknown }>> };
+      expect(full.components.securitySchemes).to.deep.equal({ bearerAuth: { type: 'http', scheme: 'bearer' } });
+      expect(full.paths['/products'].get.security).to.deep.equal([{ bearerAuth: [] }]);
+      expect(full.paths['/products/{parent_id}/tags/attach'].post.security).to.deep.equal([{ bearerAuth: [] }]);
+      expect(doc.components.schemas.Product.properties).to.have.property('cost');
+      const viewer = shop.api.openapi({ roles: ['viewer'] }) as typeof doc;
+      expect(viewer.components.schemas.Product.properties).to.not.have.property('cost');
+      expect(viewer.components.schemas.Product.properties).to.have.property('price');
+      const editor = shop.api.openapi({ roles: ['editor'] }) as typeof doc;
+      expect(editor.components.schemas.Product.properties).to.have.property('cost');
+    });
+
     it('requests built from the document\'s examples succeed', async () => {
       let sent = 0;
       for (const [path, ops] of Object.entries(doc.paths)) {

@@ -110,6 +110,21 @@ describe('round-trip budget', function () {
       expect(one).to.deep.equal({ bulk_attach: 5, sync: 7, toggle: 7, pivot_update: 6, bulk_detach: 4, bulk_update: 7, bulk_delete: 6 });
     });
 
+    it('a hierarchy list and a hierarchy show are one aggregate each, whatever the tree size', async () => {
+      const http = asAdmin(example);
+      await http.get('/api/v1/categories').query({ hierarchy: 'true' }).expect(200);
+      for (const query of [{ hierarchy: JSON.stringify({ filter_mode: 'full_branch' }), oper: JSON.stringify({ and: ['name|like|Budget child'] }), relations: 'products' }, { hierarchy: 'true' }]) {
+        commands.length = 0;
+        const res = await http.get('/api/v1/categories').query(query).expect(200);
+        expect(res.body.data[0].name).to.equal('Budget root');
+        expect(commands).to.deep.equal(['aggregate']);
+      }
+      const root = (await http.get('/api/v1/categories/first').query({ attr: JSON.stringify({ name: 'Budget root' }) }).expect(200)).body.data;
+      commands.length = 0;
+      await http.get(`/api/v1/categories/${root.id}`).query({ hierarchy: 'true' }).expect(200);
+      expect(commands).to.deep.equal(['aggregate']);
+    });
+
     for (const pageSize of [1, 100]) {
       it(`a page of ${pageSize} issues exactly one aggregate command and nothing else`, async () => {
         await listPage(example, pageSize); // warm: the caller's token lookup is cached
@@ -154,6 +169,17 @@ describe('round-trip budget', function () {
       expect(many).to.deep.equal(one);
       // statements incl. the parent check, membership reads, BEGIN and COMMIT
       expect(one).to.deep.equal({ bulk_attach: 6, sync: 7, toggle: 7, pivot_update: 7, bulk_detach: 4, bulk_update: 8, bulk_delete: 7 });
+    });
+
+    it('a hierarchy list runs the same statements as a plain list of the tree (one recursive walk inside the page statement)', async () => {
+      const http = asAdmin(example);
+      await http.get('/api/v1/categories').query({ hierarchy: 'true' }).expect(200);
+      statements.length = 0;
+      const res = await http.get('/api/v1/categories').query({ hierarchy: JSON.stringify({ filter_mode: 'full_branch' }), oper: JSON.stringify({ and: ['name|like|Budget child'] }), relations: 'products' }).expect(200);
+      expect(res.body.data[0].children[0].products).to.have.length(120);
+      // the page (with the WITH RECURSIVE walk) + products
+      expect(statements).to.have.length(2);
+      expect(statements[0]).to.match(/WITH RECURSIVE/);
     });
 
     it('a page of 1 and a page of 100 run the same statements (page, count, one per relation level)', async () => {

@@ -69,7 +69,9 @@ export async function listen(state: EmulatorState): Promise<RunningServer> {
         let request: Request;
         try {
           request = parseMessage(msg);
-        } catch {
+        } catch (err) {
+          // a real server closes the connection too; say so, or the client only sees a timeout later
+          process.stderr.write(`[testing-kit] MongoDB emulator: unreadable message (${(err as Error).message}); connection closed\n`);
           socket.destroy();
           return;
         }
