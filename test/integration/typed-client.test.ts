@@ -58,6 +58,20 @@ for (const driver of ['mongo', 'sql'] as const) {
       expect((gone as ApiRequestError).status).to.equal(404);
     });
 
+    it('relation routes: attach with pivot data, list with pivots, sync and detach', async () => {
+      const product = await api.products.create({ name: 'Tagged', sku: `client-rel-${driver}-${Date.now()}`, price: 3 });
+      const red = await api.tags.create({ name: `client-red-${driver}-${Date.now()}` });
+      const blue = await api.tags.create({ name: `client-blue-${driver}-${Date.now()}` });
+      const tags = api.products.relation<{ id: string | number; name: string }>(product.model.id, 'tags');
+      expect(await tags.attach(red.model.id, { position: 1 }, 'tag_id')).to.deep.equal({ attached: [red.model.id] });
+      const listed = await tags.list();
+      expect(listed.data.map((t) => [t.name, t.pivot?.position])).to.deep.equal([[red.model.name, 1]]);
+      expect(await tags.attachMany([{ tag_id: blue.model.id, position: 2 }], 'sync')).to.deep.equal({ attached: [blue.model.id], detached: [red.model.id], updated: [] });
+      expect((await tags.updatePivot(blue.model.id, { position: 5 })).pivot.position).to.equal(5);
+      expect(await tags.detach([blue.model.id])).to.deep.equal({ detached: 1 });
+      expect((await tags.list()).data).to.deep.equal([]);
+    });
+
     it('a server error arrives as an ApiRequestError with the body', async () => {
       const error = await api.products.create({ name: 'x', sku: '', price: -1 }).catch((e: unknown) => e);
       expect(error).to.be.instanceOf(ApiRequestError);
