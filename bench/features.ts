@@ -14,7 +14,7 @@ import type { ServeReady } from './serve';
  * `npm run bench:features`: the read cache and the exports, each against a hand-written baseline
  * in the same run, on PostgreSQL (embedded). Writes the "Read cache" and "Exports" sections of
  * bench/RESULTS.md. BENCH_SECONDS (default 8), BENCH_EXPORT_ROWS (default 100000,1000000);
- * BENCH_ONLY=exports|auth|relations runs only that part and writes nothing; BENCH_AUTH_ROUNDS (default 3); BENCH_HEAP_MB caps the server's heap.
+ * BENCH_ONLY=exports|auth|relations|trees runs only that part and writes nothing; BENCH_AUTH_ROUNDS (default 3); BENCH_HEAP_MB caps the server's heap.
  */
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
 const LOAD = { connections: 10, seconds: SECONDS, warmupSeconds: 2 };
@@ -193,6 +193,85 @@ async function relationSection(uri: string): Promise<string> {
   }
 }
 
+const TREE_NODES = 100_000;
+const TREE_BASE = 1_000_000;
+
+/**
+ * Hierarchy on PostgreSQL: a tree of 100,000 categories under 8 roots (about 3.2 children per
+ * node, depth 8-9), the subtree of one root (about 12,500 nodes) and the ancestors of a leaf,
+ * through the library (show with hierarchy, select=name) and the hand-written WITH RECURSIVE
+ * handler; answers checked equal before loading; the server's peak RSS from its probe.
+ */
+/**
+ * A closed loop of `connections` clients, each sending its next request when the previous answer
+ * is read to the end, for SECONDS after a 2 s warm-up: no request is left behind at the end, so
+ * large answers (megabytes of tree) are measured whole.
+ */
+async function closedLoop(url: string, connections = 4): Promise<{ requestsPerSecond: number; p50: number }> {
+  const run = async (seconds: number): Promise<number[]> => {
+    const until = performance.now() + seconds * 1000;
+    const times: number[] = [];
+    await Promise.all(
+      Array.from({ length: connections }, async () => {
+        while (performance.now() < until) {
+          const started = performance.now();
+          const res = await fetch(url);
+          await res.arrayBuffer();
+          if (!res.ok) throw new Error(`GET ${url} -> ${res.status}`);
+          times.push(performance.now() - started);
+        }
+      }),
+    );
+    return times;
+  };
+  await run(2);
+  const started = performance.now();
+  const times = await run(SECONDS);
+  const elapsed = (performance.now() - started) / 1000;
+  const sorted = [...times].sort((a, b) => a - b);
+  return { requestsPerSecond: times.length / elapsed, p50: Math.round(sorted[Math.floor(sorted.length / 2)]) };
+}
+
+async function treeSection(uri: string): Promise<string> {
+  const client = new Client({ connectionString: uri });
+  await client.connect();
+  await client.query(
+    `INSERT INTO categories (id, name, parent_id, created_at, updated_at)
+       SELECT ${TREE_BASE} + i, 'Node ' || i, CASE WHEN i < 8 THEN NULL ELSE ${TREE_BASE} + floor((i - 8) / 3.2)::int END, now(), now()
+       FROM generate_series(0, ${TREE_NODES - 1}) i ON CONFLICT (id) DO NOTHING`,
+  );
+  await client.query('ANALYZE categories');
+  console.error('trees: 100,000 categories inserted');
+  const child = await serve(uri, {});
+  try {
+    const root = TREE_BASE;
+    const leaf = TREE_BASE + TREE_NODES - 1;
+    const cases = [
+      { name: 'subtree of one root', library: `${child.ready.library}/api/v1/categories/${root}?select=name&hierarchy=${encodeURIComponent('{"mode":"with_descendants"}')}`, baseline: `${child.ready.baseline}/categories/${root}/tree/down` },
+      { name: 'ancestors of a leaf', library: `${child.ready.library}/api/v1/categories/${leaf}?select=name&hierarchy=${encodeURIComponent('{"mode":"with_ancestors"}')}`, baseline: `${child.ready.baseline}/categories/${leaf}/tree/up` },
+    ];
+    const count = (node: { children?: unknown[] }): number => 1 + (node.children ?? []).reduce<number>((n, c) => n + count(c as { children?: unknown[] }), 0);
+    const lines = ['## Hierarchy', '', `PostgreSQL, ${TREE_NODES.toLocaleString('en')} categories under 8 roots (about 3.2 children per node); show with \`hierarchy\` and \`select=name\` against a hand-written \`WITH RECURSIVE\` handler with \`pg\` (answers checked equal first); 4 clients in a closed loop, ${SECONDS} s each after a 2 s warm-up.`, '', '| request | nodes | library req/s | baseline req/s | library vs baseline | library p50 ms | baseline p50 ms | server peak RSS MB |', '| --- | --- | --- | --- | --- | --- | --- | --- |'];
+    for (const c of cases) {
+      console.error(`trees: ${c.name}: checking the answers`);
+      const lib = (await (await fetch(c.library)).json()) as { children?: unknown[] };
+      const base = (await (await fetch(c.baseline)).json()) as { children?: unknown[] };
+      if (JSON.stringify(lib) !== JSON.stringify(base)) throw new Error(`${c.name}: the library and the baseline answer differently`);
+      await fetch(`${child.ready.baseline}/__memory?reset=1`);
+      console.error(`trees: ${c.name}: loading`);
+      const l = await closedLoop(c.library);
+      const b = await closedLoop(c.baseline);
+      const { peak_mb } = (await (await fetch(`${child.ready.baseline}/__memory`)).json()) as { peak_mb: number };
+      lines.push(`| ${c.name} | ${count(lib).toLocaleString('en')} | ${l.requestsPerSecond.toFixed(1)} | ${b.requestsPerSecond.toFixed(1)} | ${(l.requestsPerSecond / b.requestsPerSecond).toFixed(2)}x | ${l.p50} | ${b.p50} | ${peak_mb} |`);
+    }
+    return lines.join('\n');
+  } finally {
+    await child.stop();
+    await client.query(`DELETE FROM categories WHERE id >= ${TREE_BASE}`).catch(() => undefined);
+    await client.end();
+  }
+}
+
 async function exportSection(uri: string): Promise<string> {
   const lines = ['## Exports', '', `Every product as .xlsx (columns ${EXPORT_COLUMNS.join(', ')}) through the library and through a hand-written \`pg-cursor\` -> exceljs streaming handler, same server process, alternating; the peak RSS is the server process's, sampled every 50 ms.`, '', '| export | rows | library s | baseline s | library rows/s vs baseline | library peak RSS MB | baseline peak RSS MB |', '| --- | --- | --- | --- | --- | --- | --- |'];
   for (const size of EXPORT_SIZES) {
@@ -234,14 +313,16 @@ async function main(): Promise<void> {
     console.log(auth);
     const relations = process.env.BENCH_ONLY && process.env.BENCH_ONLY !== 'relations' ? '' : await relationSection(pg.uri);
     console.log(relations);
-    if (process.env.BENCH_ONLY === 'auth' || process.env.BENCH_ONLY === 'relations') return;
+    const trees = process.env.BENCH_ONLY && process.env.BENCH_ONLY !== 'trees' ? '' : await treeSection(pg.uri);
+    console.log(trees);
+    if (['auth', 'relations', 'trees'].includes(process.env.BENCH_ONLY ?? '')) return;
     const exports = await exportSection(pg.uri);
     console.log(exports);
     if (process.env.BENCH_ONLY) return;
     const file = join(__dirname, 'RESULTS.md');
     const previous = await readFile(file, 'utf8').catch(() => '');
     const kept = previous.split('\n## Read cache')[0].trimEnd();
-    await writeFile(file, `${kept}\n\n${cache}\n\n${auth}\n\n${relations}\n\n${exports}\n`);
+    await writeFile(file, `${kept}\n\n${cache}\n\n${auth}\n\n${relations}\n\n${trees}\n\n${exports}\n`);
   } finally {
     await redis?.stop();
     await pg.stop();

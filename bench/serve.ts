@@ -10,6 +10,7 @@ import { mongoBaselineApp } from './baseline-mongo';
 import { addExportBaseline, addMemoryProbe } from './baseline-export';
 import { sqlBaselineApp } from './baseline-sql';
 import { addRelationBaseline } from './baseline-relations';
+import { addTreeBaseline } from './baseline-tree';
 import { serveChild } from './child';
 
 export interface ServeReady {
@@ -95,6 +96,7 @@ serveChild(async () => {
     baselineApp = sqlBaselineApp(pool);
     addExportBaseline(baselineApp, pool);
     addRelationBaseline(baselineApp, pool);
+    addTreeBaseline(baselineApp, pool);
     closeBaseline = () => pool.end();
   } else {
     const client = await MongoClient.connect(uri);

@@ -99,8 +99,18 @@ export async function createExampleApp(options: ExampleAppOptions): Promise<Exam
     const info: ExampleAppInfo = { driver: backend.driver, database: backend.database, location: backend.location, seeded, adminToken };
     const app = express();
     app.disable('x-powered-by');
-    app.get(`${API_PREFIX}/health`, (_req, res) => {
-      res.json({ status: 'ok', driver: info.driver, database: info.location });
+    // readiness: the database is asked each time (2 s at most); which one is down is said, with a 503
+    app.get(`${API_PREFIX}/health`, async (_req, res) => {
+      const name = info.driver === 'mongo' ? 'mongodb' : 'postgresql';
+      let timer: NodeJS.Timeout | undefined;
+      try {
+        await Promise.race([backend.ping(), new Promise((_, reject) => (timer = setTimeout(() => reject(new Error('no answer in 2 s')), 2000)))]);
+        res.json({ status: 'ok', driver: info.driver, database: info.location });
+      } catch {
+        res.status(503).set('Retry-After', '2').json({ status: 'unavailable', driver: info.driver, database: info.location, down: [name] });
+      } finally {
+        clearTimeout(timer);
+      }
     });
     app.use(API_PREFIX, api.router());
     app.use(API_PREFIX, api.docsRouter({ title: 'Example shop API', serverUrl: API_PREFIX }));

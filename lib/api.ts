@@ -252,7 +252,7 @@ export function createRestApi(options: RestApiOptions = {}): RestApi {
       router.use(accessLog(log));
       router.use(express.json({ limit: options.bodyLimit ?? '1mb' }));
       router.use(contextMiddleware(null, options.context));
-      router.use(buildRouter(table, [protect, ...middlewares], { beforeRespond: (ctx) => cache.bump(ctx.touched) }));
+      router.use(buildRouter(table, [protect, ...middlewares], { beforeRespond: (ctx) => cache.bump(ctx.touched), deadlineMs: config.requestTimeoutMs }));
       router.use(unconfiguredRelations());
       router.use(errorMiddleware(log));
       built = router;

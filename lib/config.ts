@@ -10,6 +10,8 @@ export interface RestConfig {
   maxPageSize: number;
   /** REST_MAX_UNPAGINATED: most rows a list without pagination returns (then `truncated: true`). */
   maxUnpaginated: number;
+  /** REST_REQUEST_TIMEOUT_MS: a JSON route's deadline; past it the answer is a 503 `timeout` (exports stream on). */
+  requestTimeoutMs: number;
   /** REST_MAX_TREE_NODES: most records one hierarchy answer may hold (more is a 400 asking to narrow it). */
   maxTreeNodes: number;
   /** REST_VALIDATE_COLUMNS: check field names against the model. */
@@ -44,6 +46,7 @@ export function configFromEnv(overrides: Partial<RestConfig> = {}): RestConfig {
     maxPageSize: envInt('REST_MAX_PAGE_SIZE', 1000),
     maxUnpaginated: envInt('REST_MAX_UNPAGINATED', 1000),
     maxTreeNodes: envInt('REST_MAX_TREE_NODES', 50_000),
+    requestTimeoutMs: envInt('REST_REQUEST_TIMEOUT_MS', 60_000),
     validateColumns: envBool('REST_VALIDATE_COLUMNS', true),
     strictColumns: envBool('REST_STRICT_COLUMNS', true),
     operators: OPERATORS,

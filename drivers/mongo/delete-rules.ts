@@ -2,6 +2,7 @@ import type { ClientSession, Db, Document } from 'mongodb';
 import { DriverFailure } from '../../lib/driver';
 import type { Catalog } from '../../lib/resource/model-info';
 import { pivotColumnsOf, referencesTo, type Reference } from '../../lib/resource/references';
+import { lockKey, lockRecords } from './reference-locks';
 import { outputValue } from './serialize';
 
 export interface DeleteContext {
@@ -27,6 +28,8 @@ export async function deleteWithRules(ctx: DeleteContext, model: string, ids: un
   const present = await ctx.db.collection(ctx.collection(model)).find({ _id: { $in: requested } } as Document, { session: ctx.session, projection: { _id: 1 } }).toArray();
   const fresh = present.map((d) => d._id as unknown);
   if (fresh.length === 0) return [];
+  // conflicts with a concurrent insert or move that references these records (reference-locks.ts)
+  await lockRecords(ctx.db, ctx.session, fresh.map((id) => lockKey(model, id)));
   for (const id of fresh) seen.add(String(outputValue(id)));
   const session = ctx.session;
   const refs = referencesTo(ctx.catalog, model);

@@ -1,6 +1,6 @@
 import type { ClientSession, Db, Document } from 'mongodb';
 import type { Connection, Model } from 'mongoose';
-import type { DatabaseErrorInfo, DescribedModel, Driver, Id, ListResult, PivotCapability, PivotRow, Row, StreamCapability, Transaction, UpdateGuard, UpdateItem } from '../../lib/driver';
+import { DriverFailure, type DatabaseErrorInfo, type DescribedModel, type Driver, type Id, type ListResult, type PivotCapability, type PivotRow, type Row, type StreamCapability, type Transaction, type UpdateGuard, type UpdateItem } from '../../lib/driver';
 import type { PivotInfo } from '../../lib/resource/model-info';
 import { relationOf } from '../../lib/resource/model-lookup';
 import type { ListQuery, Scalar } from '../../lib/query/ast';
@@ -9,6 +9,7 @@ import { ConnectionDriver } from '../../lib/driver/connection-driver';
 import { isHexId, toObjectId } from './compile-context';
 import { compileList, type CompiledList } from './compile-list';
 import { deleteWithRules } from './delete-rules';
+import { assertReferencesExist, lockKey, lockRecords, referencedKeys } from './reference-locks';
 import { describeMongooseModel } from './describe-model';
 import type { ModelMap } from './model-map';
 import { outputValue, serialize } from './serialize';
@@ -64,7 +65,8 @@ export class MongoDriver extends ConnectionDriver<Connection> implements Driver 
 
   async list(query: ListQuery, tx?: Transaction): Promise<ListResult> {
     const plan = this.compile(query);
-    const docs = await this.db().collection(plan.collection).aggregate<Document>(plan.pipeline, this.options(tx)).toArray();
+    // a server-side time limit: a runaway read ends on the server, never holds the app
+    const docs = await this.db().collection(plan.collection).aggregate<Document>(plan.pipeline, { ...this.options(tx), maxTimeMS: readTimeoutMs() }).toArray();
     const page = plan.page;
     if (page?.kind === 'offset') {
       const facet = docs[0] ?? { data: [], total: [] };
@@ -107,7 +109,7 @@ export class MongoDriver extends ConnectionDriver<Connection> implements Driver 
     if (ids.length === 0) return [];
     const docs = await this.db()
       .collection(this.collection(model))
-      .find({ _id: { $in: ids.map((id) => toObjectId(String(id))) } } as Document, { ...this.options(tx), projection: { _id: 1 } })
+      .find({ _id: { $in: ids.map((id) => toObjectId(String(id))) } } as Document, { ...this.options(tx), projection: { _id: 1 }, maxTimeMS: readTimeoutMs() })
       .toArray();
     const found = new Set(docs.map((d) => String(outputValue(d._id))));
     return ids.filter((id) => found.has(String(id).toLowerCase()));
@@ -129,6 +131,7 @@ export class MongoDriver extends ConnectionDriver<Connection> implements Driver 
 
   async insert(model: string, records: Record<string, unknown>[], tx: Transaction): Promise<Id[]> {
     if (records.length === 0) return [];
+    await this.lockReferences(model, records, tx);
     const docs = await this.model(model).insertMany(records, { session: this.session(tx), ordered: true });
     return docs.map((d) => String(outputValue((d as { _id: unknown })._id)));
   }
@@ -142,6 +145,7 @@ export class MongoDriver extends ConnectionDriver<Connection> implements Driver 
     const ops = items.map((item, i) => ({
       updateOne: { filter: { _id: toObjectId(String(item.id)), ...(guard ? { [guard.field]: guard.isNull ? null : { $ne: null } } : {}) }, update: { $set: sets[i] } },
     }));
+    await this.lockReferences(model, sets, tx);
     const result = await native.bulkWrite(ops as never, { session: this.session(tx), ordered: true, timestamps: true });
     return result.matchedCount;
   }
@@ -169,6 +173,9 @@ export class MongoDriver extends ConnectionDriver<Connection> implements Driver 
       if (rows.length === 0) return;
       const pivot = this.pivotOf(model, relation);
       const docs = rows.map((r) => ({ [pivot.parentKey]: toObjectId(String(r.parentId)), [pivot.relatedKey]: toObjectId(String(r.relatedId)), ...Object.fromEntries(pivot.columns.map((c) => [c, r.values[c] ?? null])) }));
+      // both sides are referenced: a concurrent delete of either conflicts, as with foreign keys
+      const target = relationOf(this.requireCatalog().model(model), relation).target;
+      await lockRecords(this.db(), this.session(tx), [...new Set(rows.map((r) => lockKey(model, r.parentId))), ...rows.map((r) => lockKey(target, r.relatedId))]);
       await this.db().collection(pivot.table).insertMany(docs, { session: this.session(tx), ordered: true });
     },
     detach: async (model, relation, parentId, relatedIds, tx) => {
@@ -193,6 +200,16 @@ export class MongoDriver extends ConnectionDriver<Connection> implements Driver 
       if (ops.length > 0) await this.db().collection(pivot.table).bulkWrite(ops, { session: this.session(tx), ordered: true });
     },
   };
+
+  /** Locks what `records` reference, then checks it still exists: a foreign key's guarantee, in the caller's transaction. */
+  private async lockReferences(model: string, records: Array<Record<string, unknown>>, tx: Transaction): Promise<void> {
+    const catalog = this.requireCatalog();
+    const keys = referencedKeys(catalog, model, records);
+    if (keys.length === 0) return;
+    await lockRecords(this.db(), this.session(tx), keys);
+    const field = await assertReferencesExist(this.db(), this.session(tx), catalog, (m) => this.collection(m), model, records, toObjectId);
+    if (field) throw new DriverFailure({ type: 'foreign_key_violation', field });
+  }
 
   private pivotOf(model: string, relation: string): PivotInfo {
     const pivot = relationOf(this.requireCatalog().model(model), relation).pivot;
@@ -241,6 +258,12 @@ export class MongoDriver extends ConnectionDriver<Connection> implements Driver 
     if (!db) throw new Error('The MongoDB connection is not open.');
     return db as unknown as Db;
   }
+}
+
+/** REST_DB_TIMEOUT_MS (default 30 s): the server-side limit of every read's aggregation. */
+function readTimeoutMs(): number {
+  const n = Number(process.env.REST_DB_TIMEOUT_MS);
+  return Number.isSafeInteger(n) && n > 0 ? n : 30_000;
 }
 
 function pivotRow(pivot: PivotInfo, doc: Document): PivotRow {

@@ -104,7 +104,9 @@ export function translateMongoError(error: unknown): DatabaseErrorInfo | null {
   }
   if (name === 'CastError') return typeof e.path === 'string' ? { type: 'bad_request', field: e.path } : { type: 'bad_request' };
   if (isConnectionError(e)) return { type: 'connection_error' };
-  if (e.codeName === 'WriteConflict' || e.code === 112) return { type: 'database_error' };
+  // mongoose's withTransaction already retried it: what is left is a conflict the caller may retry
+  if (e.codeName === 'WriteConflict' || e.code === 112) return { type: 'conflict' };
+  if (e.codeName === 'MaxTimeMSExpired' || e.code === 50) return { type: 'timeout' };
   if (name.startsWith('Mongo')) return { type: 'database_error' };
   return null;
 }

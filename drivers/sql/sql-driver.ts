@@ -98,8 +98,19 @@ export class SqlDriver extends ConnectionDriver<Sequelize> implements Driver {
     return ids.filter((id) => found.has(String(id)));
   }
 
-  transaction<T>(work: (tx: Transaction) => Promise<T>): Promise<T> {
-    return this.db().transaction((t) => work({ driver: 'sql', t } as SqlTransaction));
+  /**
+   * One transaction; a deadlock or serialization failure (40P01, 40001) rolls it back and runs it
+   * again, at most 3 more times with a short jittered pause, as PostgreSQL's manual advises.
+   */
+  async transaction<T>(work: (tx: Transaction) => Promise<T>): Promise<T> {
+    for (let attempt = 0; ; attempt += 1) {
+      try {
+        return await this.db().transaction((t) => work({ driver: 'sql', t } as SqlTransaction));
+      } catch (error) {
+        if (attempt >= 3 || this.translateError(error)?.type !== 'conflict') throw error;
+        await new Promise((resolve) => setTimeout(resolve, 5 + Math.random() * 20 * (attempt + 1)));
+      }
+    }
   }
 
   async insert(model: string, records: Record<string, unknown>[], tx: Transaction): Promise<Id[]> {

@@ -61,6 +61,10 @@ export function translateSqlError(error: unknown, tables: ModelMap): DatabaseErr
   // ON DELETE RESTRICT raises 23001 (restrict_violation), NO ACTION raises 23503
   if (code === '23503' || code === '23001') return withField('foreign_key_violation', fieldOf(tables, pg?.table, columnFromDetail(pg?.detail)));
   if (code === '23502') return withField('not_null_violation', fieldOf(tables, pg?.table, typeof pg?.column === 'string' ? pg.column : undefined));
+  // retried by the driver first (sql-driver.ts); what is left after the retries is a conflict
+  if (code === '40P01' || code === '40001') return { type: 'conflict' };
+  // statement_timeout / lock_timeout / a cancelled statement
+  if (code === '57014' || code === '55P03') return { type: 'timeout' };
   if (BAD_REQUEST.has(code)) return withField('bad_request', fieldOf(tables, pg?.table, typeof pg?.column === 'string' ? pg.column : undefined));
   if (code.startsWith('08') || CONNECTION_CODES.has(code) || /Connection(Refused|Timed|Acquire|)Error|HostNotFound|HostNotReachable|InvalidConnection|AccessDenied/.test(name)) {
     return { type: 'connection_error' };

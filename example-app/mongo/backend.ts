@@ -14,6 +14,8 @@ export interface MongoBackend {
   location: string;
   /** Deletes every document of the five models and the pivot. */
   reset(): Promise<void>;
+  /** Asks the server (readiness). */
+  ping(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -32,6 +34,9 @@ export async function openMongoBackend(uri: string): Promise<MongoBackend> {
       location: describeLocation(uri, database),
       async reset() {
         for (const model of allMongoModels(models)) await model.deleteMany({});
+      },
+      async ping() {
+        await connection.db!.command({ ping: 1 });
       },
       async close() {
         await connection.close();

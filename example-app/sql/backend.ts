@@ -12,6 +12,8 @@ export interface SqlBackend {
   location: string;
   /** Empties the five tables and the pivot and restarts their id sequences. */
   reset(): Promise<void>;
+  /** Asks the server (readiness). */
+  ping(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -32,6 +34,9 @@ export async function openSqlBackend(uri: string): Promise<SqlBackend> {
       location: describeLocation(uri, database),
       async reset() {
         await sequelize.query(`TRUNCATE ${tables.map((t) => `"${t}"`).join(', ')} RESTART IDENTITY CASCADE`);
+      },
+      async ping() {
+        await sequelize.query('SELECT 1');
       },
       async close() {
         await sequelize.close();

@@ -49,6 +49,8 @@ export type DatabaseErrorType =
   | 'validation_error'
   | 'bad_request'
   | 'connection_error'
+  | 'conflict'
+  | 'timeout'
   | 'database_error';
 
 /** A database error translated into the API's terms (the original goes to the db-error log). */

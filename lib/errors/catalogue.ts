@@ -17,6 +17,7 @@ export const ERROR_STATUS = {
   not_implemented: 501,
   database_error: 500,
   connection_error: 503,
+  timeout: 503,
 } as const;
 
 export type ErrorType = keyof typeof ERROR_STATUS;

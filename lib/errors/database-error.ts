@@ -17,6 +17,10 @@ function messageFor(info: DatabaseErrorInfo): string {
       return `Invalid value${info.field ? ` for ${info.field}` : ''}.`;
     case 'connection_error':
       return 'The database is unavailable. Try again later.';
+    case 'conflict':
+      return 'A concurrent change to the same records won; try again.';
+    case 'timeout':
+      return 'The database did not answer in time; try again later.';
     default:
       return 'A database error occurred.';
   }

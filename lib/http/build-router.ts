@@ -1,6 +1,7 @@
 import express, { type Request, type RequestHandler, type Response, type Router } from 'express';
 import { mergeParams } from '../query';
 import { checkDepth } from '../query/bounded-depth';
+import { ApiError } from '../errors';
 import { createContext, type RequestContext } from '../service/request-context';
 import { Reply, type RouteDefinition, type RouteTable } from './routes';
 import { serialize } from './serialize';
@@ -39,12 +40,23 @@ function handler(route: RouteDefinition, options: RouterOptions): RequestHandler
   return async (req: Request, res: Response): Promise<void> => {
     const ctx = contextOf(res);
     let result: unknown;
+    let timer: NodeJS.Timeout | undefined;
     try {
       const params = mergeParams(req.query as Record<string, unknown>, req.body);
       // bounded before anything recurses into client values (JSON-encoded ones are bounded when decoded)
       checkDepth(params, req.body);
-      result = await route.handler({ req, res, ctx, params });
+      const work = route.handler({ req, res, ctx, params });
+      if (route.answers === 'stream' || !options.deadlineMs) result = await work;
+      else {
+        // the deadline answers for the request; the database's own time limits end the work behind it
+        work.catch(() => undefined);
+        const deadline = new Promise<never>((_, reject) => {
+          timer = setTimeout(() => reject(new ApiError('timeout', `The request took longer than ${options.deadlineMs} ms; try again later.`)), options.deadlineMs);
+        });
+        result = await Promise.race([work, deadline]);
+      }
     } finally {
+      clearTimeout(timer);
       // also when a hook failed after a commit: what was written is written
       await options.beforeRespond?.(ctx);
     }
@@ -63,6 +75,8 @@ function handler(route: RouteDefinition, options: RouterOptions): RequestHandler
 export interface RouterOptions {
   /** Runs after a route's work, before its answer is sent (cache versions are bumped here). */
   beforeRespond?: (ctx: RequestContext) => Promise<void>;
+  /** Deadline of JSON routes in ms (REST_REQUEST_TIMEOUT_MS). */
+  deadlineMs?: number;
 }
 
 /** One Express router with every route of the table, each behind the context and the features' middleware. */
