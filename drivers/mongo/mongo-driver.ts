@@ -176,6 +176,11 @@ export class MongoDriver extends ConnectionDriver<Connection> implements Driver 
       // both sides are referenced: a concurrent delete of either conflicts, as with foreign keys
       const target = relationOf(this.requireCatalog().model(model), relation).target;
       await lockRecords(this.db(), this.session(tx), [...new Set(rows.map((r) => lockKey(model, r.parentId))), ...rows.map((r) => lockKey(target, r.relatedId))]);
+      for (const [side, ids] of [[model, rows.map((r) => r.parentId)], [target, rows.map((r) => r.relatedId)]] as const) {
+        const wanted = [...new Set(ids.map((id) => String(id).toLowerCase()))];
+        const found = await this.db().collection(this.collection(side)).countDocuments({ _id: { $in: wanted.map(toObjectId) } } as Document, { session: this.session(tx) });
+        if (found < wanted.length) throw new DriverFailure({ type: 'foreign_key_violation', field: side === model ? pivot.parentKey : pivot.relatedKey });
+      }
       await this.db().collection(pivot.table).insertMany(docs, { session: this.session(tx), ordered: true });
     },
     detach: async (model, relation, parentId, relatedIds, tx) => {

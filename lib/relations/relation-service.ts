@@ -68,7 +68,7 @@ export class RelationService {
   async list(ref: ParentRef, params: RequestParams, ctx: RequestContext): Promise<ListEnvelope> {
     const parentId = await this.parentId(ref, ctx);
     const plan = await this.related.planList(params, ctx);
-    const links = this.config.pivot ? await this.pivots.read(this.parent.name, this.config.relation.name, parentId, null) : null;
+    const links = this.config.pivot ? await this.parent.translating(() => this.pivots.read(this.parent.name, this.config.relation.name, parentId, null)) : null;
     const narrow = this.membership(parentId, links);
     const result = await this.related.runList({ ...plan, query: { ...plan.query, filter: allOf(plan.query.filter, narrow) } }, ctx, 'relation.index');
     if (links) this.withPivots(result.data, parentId, links);
@@ -79,7 +79,7 @@ export class RelationService {
   async show(ref: ParentRef, rawId: string, params: RequestParams, ctx: RequestContext): Promise<Row> {
     const parentId = await this.parentId(ref, ctx);
     const id = this.relatedId(rawId, parentId);
-    const links = this.config.pivot ? await this.pivots.read(this.parent.name, this.config.relation.name, parentId, [id]) : null;
+    const links = this.config.pivot ? await this.parent.translating(() => this.pivots.read(this.parent.name, this.config.relation.name, parentId, [id])) : null;
     const plan = await this.related.planShow(rawId, params, ctx);
     const narrow = this.membership(parentId, links);
     try {
@@ -159,7 +159,7 @@ export class RelationService {
     }
     const [row] = await this.related.read([id], { select: null, relations: [] }, ctx, undefined, narrow);
     if (!row) throw notFound();
-    await this.parent.entry.driver.transaction((tx) => this.detachIds(parentId, [id], tx));
+    await this.transaction((tx) => this.detachIds(parentId, [id], tx));
     return { success: true, model: row };
   }
 
@@ -179,7 +179,7 @@ export class RelationService {
     } else if (this.config.kind === 'oneToMany') {
       await this.related.updateMultiple({ ids: ids.map((id) => ({ id })) }, ctx, { itemKey: 'ids', narrow, notFound, forced: { [this.config.foreignKey]: null } });
     } else {
-      await this.parent.entry.driver.transaction((tx) => this.detachIds(parentId, ids, tx));
+      await this.transaction((tx) => this.detachIds(parentId, ids, tx));
     }
     const models = ids.map((id) => ({ id }));
     return missing.length > 0 ? partialSuccess(this.related.name, this.config.segment, this.listPath(String(parentId)), models, missing) : { success: true, models };
@@ -210,7 +210,7 @@ export class RelationService {
     if (scenario === 'attach' && missing.length > 0) throw this.notFound(entries[0].rawId, parentId);
     const wanted = entries.flatMap((e, i) => (found.has(i) ? [{ id: found.get(i)!, values: e.values }] : []));
     const name = this.config.relation.name;
-    const outcome = await this.parent.entry.driver.transaction(async (tx) => {
+    const outcome = await this.transaction(async (tx) => {
       const current = await this.pivots.read(this.parent.name, name, parentId, scenario === 'sync' ? null : wanted.map((w) => w.id), tx);
       const linked = new Map(current.map((row) => [String(row.relatedId), row]));
       const wantedIds = new Set(wanted.map((w) => String(w.id)));
@@ -244,7 +244,7 @@ export class RelationService {
       const id = typeof raw === 'string' || typeof raw === 'number' ? this.related.entry.driver.parseId(this.related.name, String(raw)) : null;
       return id === null ? [] : [id];
     });
-    const detached = await this.parent.entry.driver.transaction((tx) => this.detachIds(parentId, ids, tx));
+    const detached = await this.transaction((tx) => this.detachIds(parentId, ids, tx));
     this.touch(ctx);
     return { detached: detached.length };
   }
@@ -277,7 +277,7 @@ export class RelationService {
   /** Updates the pivot rows of attached ids (one statement) and answers those records with their pivots. */
   private async pivotUpdate(parentId: Id, items: Array<{ id: Id; values: Record<string, unknown> }>, ctx: RequestContext): Promise<Row[]> {
     const name = this.config.relation.name;
-    const links = await this.parent.entry.driver.transaction(async (tx) => {
+    const links = await this.transaction(async (tx) => {
       const attached = new Set((await this.pivots.read(this.parent.name, name, parentId, items.map((i) => i.id), tx)).map((r) => String(r.relatedId)));
       const rows = items.filter((i) => attached.has(String(i.id)));
       await this.pivots.update(this.parent.name, name, rows.map((i) => ({ parentId, relatedId: i.id, values: i.values })), tx);
@@ -286,6 +286,11 @@ export class RelationService {
     this.touch(ctx);
     const records = await this.related.read(links.map((l) => l.relatedId), { select: null, relations: [] }, ctx);
     return this.withPivots(records, parentId, links);
+  }
+
+  /** One transaction on the parent's driver, database errors answered like the resource routes' (decision 34). */
+  private transaction<T>(work: (tx: Transaction) => Promise<T>): Promise<T> {
+    return this.parent.translating(() => this.parent.entry.driver.transaction(work));
   }
 
   private async detachIds(parentId: Id, ids: Id[], tx: Transaction): Promise<Id[]> {
@@ -303,7 +308,7 @@ export class RelationService {
   /** The membership filter for writes on `ids` (many-to-many: one pivot read of just those ids). */
   private async narrowFor(parentId: Id, ids: Id[]): Promise<Filter> {
     if (!this.config.pivot) return this.membership(parentId, null);
-    return this.membership(parentId, await this.pivots.read(this.parent.name, this.config.relation.name, parentId, ids));
+    return this.membership(parentId, await this.parent.translating(() => this.pivots.read(this.parent.name, this.config.relation.name, parentId, ids)));
   }
 
   /** Splits bulk ids into those related to the parent (index -> id) and the rest, in one query. */
@@ -377,7 +382,7 @@ export class RelationService {
   private async pivotsOf(result: WriteResult | BulkWriteResult, parentId: Id): Promise<void> {
     if (!this.config.pivot) return;
     const rows = 'model' in result ? [result.model] : result.models.map((m) => m.model);
-    const links = await this.pivots.read(this.parent.name, this.config.relation.name, parentId, rows.map((r) => r[this.relatedKey] as Id));
+    const links = await this.parent.translating(() => this.pivots.read(this.parent.name, this.config.relation.name, parentId, rows.map((r) => r[this.relatedKey] as Id)));
     this.withPivots(rows, parentId, links);
   }
 

@@ -545,6 +545,11 @@ export class ResourceService {
     }
   }
 
+  /** Driver work of a caller outside this service (relation routes), its errors translated like this service's. */
+  translating<T>(work: () => Promise<T>): Promise<T> {
+    return this.db(work);
+  }
+
   /** Runs driver work; native errors become typed DatabaseErrors (the original kept as cause). */
   private async db<T>(work: () => Promise<T>): Promise<T> {
     try {

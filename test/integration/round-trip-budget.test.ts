@@ -106,8 +106,8 @@ describe('round-trip budget', function () {
       const one = await relationOps(example, 1, count);
       const many = await relationOps(example, 40, count);
       expect(many).to.deep.equal(one);
-      // commands incl. the parent check, membership reads and commitTransaction
-      expect(one).to.deep.equal({ bulk_attach: 5, sync: 7, toggle: 7, pivot_update: 6, bulk_detach: 4, bulk_update: 7, bulk_delete: 6 });
+      // commands incl. the parent check, membership reads, the reference lock and check, and commitTransaction
+      expect(one).to.deep.equal({ bulk_attach: 8, sync: 10, toggle: 10, pivot_update: 6, bulk_detach: 4, bulk_update: 9, bulk_delete: 6 });
     });
 
     it('a hierarchy list and a hierarchy show are one aggregate each, whatever the tree size', async () => {
