@@ -66,7 +66,7 @@ export function translateSqlError(error: unknown, tables: ModelMap): DatabaseErr
   // statement_timeout / lock_timeout / a cancelled statement
   if (code === '57014' || code === '55P03') return { type: 'timeout' };
   if (BAD_REQUEST.has(code)) return withField('bad_request', fieldOf(tables, pg?.table, typeof pg?.column === 'string' ? pg.column : undefined));
-  if (code.startsWith('08') || CONNECTION_CODES.has(code) || /Connection(Refused|Timed|Acquire|)Error|HostNotFound|HostNotReachable|InvalidConnection|AccessDenied/.test(name)) {
+  if (code.startsWith('08') || CONNECTION_CODES.has(code) || /Connection(Refused|Timed|Acquire|AcquireTimeout|)Error|HostNotFound|HostNotReachable|InvalidConnection|AccessDenied/.test(name)) {
     return { type: 'connection_error' };
   }
   if (chainOf(error).some((e) => /Connection terminated|connection .*closed|ECONNREFUSED/i.test(String(e.message ?? '')))) return { type: 'connection_error' };

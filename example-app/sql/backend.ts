@@ -19,7 +19,13 @@ export interface SqlBackend {
 
 /** Connects to PostgreSQL, defines the models and creates the schema (tables, constraints, indexes). */
 export async function openSqlBackend(uri: string): Promise<SqlBackend> {
-  const sequelize = new Sequelize(uri, { dialect: 'postgres', logging: false });
+  // a statement may run 30 s at most, a transaction may not idle, a pool wait ends after 10 s: no request hangs on the database
+  const sequelize = new Sequelize(uri, {
+    dialect: 'postgres',
+    logging: false,
+    dialectOptions: { statement_timeout: 30_000, idle_in_transaction_session_timeout: 60_000 },
+    pool: { max: 5, acquire: 10_000 },
+  });
   try {
     await sequelize.authenticate();
     const models = defineSqlModels(sequelize);
