@@ -1,6 +1,7 @@
 import { CommandError } from '../errors';
 import { aggregate, compileFilter, find } from '../engine';
 import { isPlainObject, keyOf, pathValues, type Doc } from '../values';
+import { byId } from '../by-id';
 import { collectionName, optionalNumber, resolverFor, type CommandContext, type Handler } from './context';
 
 function ns(ctx: CommandContext, coll: string): string {
@@ -12,8 +13,9 @@ const findCmd: Handler = (ctx) => {
   const { cmd } = ctx;
   const coll = ctx.state.store.get(ctx.db, name);
   const limit = optionalNumber(cmd.limit, 'limit');
-  const docs = find(ctx.scope.list(coll), {
-    filter: cmd.filter,
+  const picked = byId(ctx.scope, coll, cmd.filter);
+  const docs = find(picked ? picked.docs : ctx.scope.list(coll), {
+    filter: picked ? picked.rest : cmd.filter,
     sort: cmd.sort,
     projection: cmd.projection,
     skip: optionalNumber(cmd.skip, 'skip'),
@@ -44,8 +46,17 @@ const aggregateCmd: Handler = (ctx) => {
     throw new CommandError('FailedToParse', "The 'cursor' option is required, except for aggregate with the explain argument");
   }
   if (cmd.explain === true) throw new CommandError('NotImplemented', 'explain is not supported by the MongoDB emulator');
-  const source = dbLevel ? [] : ctx.scope.list(ctx.state.store.get(ctx.db, name));
-  const out = aggregate(source, cmd.pipeline, resolverFor(ctx), isPlainObject(cmd.let) ? cmd.let : undefined);
+  const coll = dbLevel ? undefined : ctx.state.store.get(ctx.db, name);
+  let source = dbLevel ? [] : ctx.scope.list(coll);
+  let pipeline = cmd.pipeline;
+  // a leading $match that pins _id reads those documents by key (the server's _id index)
+  const first = Array.isArray(pipeline) && isPlainObject(pipeline[0]) && Object.keys(pipeline[0]).length === 1 ? (pipeline[0] as Doc).$match : undefined;
+  const picked = first !== undefined ? byId(ctx.scope, coll, first) : null;
+  if (picked && Array.isArray(pipeline)) {
+    source = picked.docs;
+    pipeline = Object.keys(picked.rest).length ? [{ $match: picked.rest }, ...pipeline.slice(1)] : pipeline.slice(1);
+  }
+  const out = aggregate(source, pipeline, resolverFor(ctx), isPlainObject(cmd.let) ? cmd.let : undefined);
   const cursor = isPlainObject(cmd.cursor) ? cmd.cursor : {};
   return ctx.state.cursors.first(ns(ctx, name), out, { batchSize: optionalNumber(cursor.batchSize, 'batchSize'), sessionKey: ctx.sessionKey });
 };

@@ -3,7 +3,14 @@ import { CommandError, toCommandError } from '../errors';
 import { applyUpdate, find, isOperatorUpdate, isPipelineUpdate, upsertSeed, validateUpdate } from '../engine';
 import { idKeyOf, type Collection } from '../store';
 import { isPlainObject, type Doc } from '../values';
+import { byId } from '../by-id';
 import { collectionName, resolverFor, type CommandContext, type Handler } from './context';
+
+/** The documents a write statement's filter selects: by key when it pins _id, else a scan. */
+function findIn(ctx: CommandContext, coll: Collection | undefined, filter: unknown, options: { sort?: unknown; limit?: number }): Doc[] {
+  const picked = byId(ctx.scope, coll, filter);
+  return find(picked ? picked.docs : ctx.scope.list(coll), { filter: picked ? picked.rest : filter, ...options });
+}
 
 /** `_id` first, generated when absent, as the server stores it. */
 function withId(doc: Doc): Doc {
@@ -96,7 +103,7 @@ const update: Handler = (ctx) => {
     }
     const arrayFilters = Array.isArray(stmt.arrayFilters) ? (stmt.arrayFilters as Doc[]) : undefined;
     let coll = ctx.state.store.get(ctx.db, name);
-    const matches = find(ctx.scope.list(coll), { filter, sort: stmt.sort, limit: multi ? 0 : 1 });
+    const matches = findIn(ctx, coll, filter, { sort: stmt.sort, limit: multi ? 0 : 1 });
     if (coll && matches.length) {
       for (const doc of matches) {
         const result = applyUpdate(doc, u, { arrayFilters, filter, resolver: resolverFor(ctx) });
@@ -123,7 +130,7 @@ const del: Handler = (ctx) => {
     const coll = ctx.state.store.get(ctx.db, name);
     if (!coll) return;
     const limit = stmt.limit === 1 ? 1 : 0;
-    for (const doc of find(ctx.scope.list(coll), { filter: stmt.q, sort: stmt.sort, limit })) {
+    for (const doc of findIn(ctx, coll, stmt.q, { sort: stmt.sort, limit })) {
       ctx.scope.write(coll, idKeyOf(doc), null, false);
       n++;
     }
@@ -147,7 +154,7 @@ const findAndModify: Handler = (ctx) => {
   if (!remove) validateUpdate(cmd.update);
   const arrayFilters = Array.isArray(cmd.arrayFilters) ? (cmd.arrayFilters as Doc[]) : undefined;
   let coll = ctx.state.store.get(ctx.db, name);
-  const match = find(ctx.scope.list(coll), { filter, sort: cmd.sort, limit: 1 })[0];
+  const match = findIn(ctx, coll, filter, { sort: cmd.sort, limit: 1 })[0];
 
   if (remove) {
     if (coll && match) ctx.scope.write(coll, idKeyOf(match), null, false);
