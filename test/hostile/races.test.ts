@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import supertest from 'supertest';
 import { createExampleApp } from '../../example-app/app';
 import { asAdmin } from '../support/as-admin';
 import { sharedPostgres } from '../support/databases';
@@ -75,5 +76,21 @@ describe('request deadline', function () {
     } finally {
       await shop.close();
     }
+  });
+});
+
+describe('readiness', function () {
+  this.timeout(60_000);
+  it('/health asks the database: 200 while it answers, 503 naming it (with Retry-After) when it does not', async () => {
+    const shop = await createExampleApp({ driver: 'sql', postgresUri: (await sharedPostgres()).uri });
+    const ok = await supertest(shop.app).get('/api/v1/health');
+    expect(ok.status).to.equal(200);
+    expect(ok.body).to.include({ status: 'ok', driver: 'sql' });
+    await shop.close();
+    const down = await supertest(shop.app).get('/api/v1/health');
+    expect(down.status).to.equal(503);
+    expect(down.headers['retry-after']).to.equal('2');
+    expect(down.body).to.include({ status: 'unavailable' });
+    expect(down.body.down).to.deep.equal(['postgresql']);
   });
 });
