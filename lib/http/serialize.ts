@@ -3,7 +3,9 @@
  * (`2026-11-22T06:10:00.123000Z`), the same on every driver.
  */
 export function formatDate(date: Date): string {
-  return date.toISOString().replace(/\.(\d{3})Z$/, '.$1000Z');
+  // toISOString always ends in `.mmmZ`: append the three digits a JS Date cannot hold (no regex per date)
+  const iso = date.toISOString();
+  return `${iso.slice(0, -1)}000Z`;
 }
 
 export function serialize(value: unknown): unknown {
