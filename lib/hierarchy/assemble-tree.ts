@@ -44,7 +44,8 @@ export function assembleTrees(rows: Row[], shape: TreeShape): Row[] {
     const id = String(row[shape.key]);
     if (placed.has(id)) return null;
     placed.add(id);
-    const node: Row = { ...row };
+    // the rows are this request's own (fresh from the driver): nested in place, not copied
+    const node: Row = row;
     const kids: Row[] = [];
     if (shape.maxDepth === null || depth < shape.maxDepth) {
       for (const child of children.get(id) ?? []) {
