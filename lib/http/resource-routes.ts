@@ -1,6 +1,7 @@
 import { wantsHierarchy, type HierarchyReads } from '../hierarchy/hierarchy-reads';
 import type { ResourceService } from '../service/resource-service';
-import type { ReadGate, RouteDefinition } from './routes';
+import { Reply, type ReadGate, type RouteDefinition } from './routes';
+import { ownedJson } from './serialize';
 
 export type UpdateMultipleRoute = 'batch' | 'update-multiple';
 
@@ -27,7 +28,8 @@ export function resourceRoutes(service: ResourceService, options: ResourceRouteO
       action: 'index', method: 'get', path: '', access: 'read', summary: 'List records',
       handler: async (input) => {
         // trees are read without the cache: their walk reaches records the query's filter does not name
-        if (wantsHierarchy(input.params)) return options.hierarchy.list(input.params, input.ctx);
+        // a tree's rows are this request's own: serialized in place, not copied (tens of thousands of nodes)
+        if (wantsHierarchy(input.params)) return new Reply(200, null, {}, ownedJson(await options.hierarchy.list(input.params, input.ctx)));
         const plan = await service.planList(input.params, input.ctx);
         return options.read(input, { method: 'list_all', query: plan.query }, () => service.runList(plan, input.ctx));
       },
@@ -56,7 +58,7 @@ export function resourceRoutes(service: ResourceService, options: ResourceRouteO
     {
       action: 'show', method: 'get', path: '/:id', access: 'read', summary: 'One record',
       handler: async (input) => {
-        if (wantsHierarchy(input.params)) return options.hierarchy.show(id(input), input.params, input.ctx);
+        if (wantsHierarchy(input.params)) return new Reply(200, null, {}, ownedJson(await options.hierarchy.show(id(input), input.params, input.ctx)));
         const plan = await service.planShow(id(input), input.params, input.ctx);
         return options.read(input, { method: 'get_one', query: plan.query }, () => service.runShow(plan, input.ctx));
       },

@@ -18,3 +18,30 @@ export function serialize(value: unknown): unknown {
   }
   return value;
 }
+
+/**
+ * The JSON text of a value the request owns outright (rows it read itself): dates are formatted
+ * in place instead of copying every object first, for answers of tens of thousands of rows.
+ */
+export function ownedJson(value: unknown): string {
+  formatInPlace(value);
+  return JSON.stringify(value);
+}
+
+function formatInPlace(value: unknown): void {
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i += 1) {
+      const item: unknown = value[i];
+      if (item instanceof Date) value[i] = formatDate(item);
+      else if (item !== null && typeof item === 'object') formatInPlace(item);
+    }
+    return;
+  }
+  if (value === null || typeof value !== 'object') return;
+  const record = value as Record<string, unknown>;
+  for (const key of Object.keys(record)) {
+    const inner = record[key];
+    if (inner instanceof Date) record[key] = formatDate(inner);
+    else if (inner !== null && typeof inner === 'object') formatInPlace(inner);
+  }
+}
