@@ -230,14 +230,9 @@ export class ContractContext {
   async attach(product: Rec, tag: Rec, pivot: { position?: number | null; note?: string | null } = {}): Promise<void> {
     const position = pivot.position ?? null;
     const note = pivot.note ?? null;
-    if (this.driver === 'sql') {
-      const { Client } = await import('pg');
-      const client = new Client({ connectionString: await this.postgresUri() });
-      await client.connect();
-      try {
-        const cols = await client.query<{ column_name: string; is_nullable: string; column_default: string | null }>(
-          `SELECT column_name, is_nullable, column_default FROM information_schema.columns WHERE table_name = 'product_tag'`,
-        );
+    await this.direct(
+      async (client) => {
+        const cols = await client.query<{ column_name: string }>(`SELECT column_name FROM information_schema.columns WHERE table_name = 'product_tag'`);
         const names = cols.rows.map((r) => r.column_name);
         const values: Record<string, unknown> = { product_id: product.id, tag_id: tag.id, position, note };
         for (const ts of ['created_at', 'updated_at', 'createdAt', 'updatedAt']) if (names.includes(ts)) values[ts] = new Date();
@@ -246,37 +241,34 @@ export class ContractContext {
           `INSERT INTO "product_tag" (${keys.map((k) => `"${k}"`).join(', ')}) VALUES (${keys.map((_, i) => `$${i + 1}`).join(', ')})`,
           keys.map((k) => values[k]),
         );
-      } finally {
-        await client.end();
-      }
-      return;
-    }
-    const { MongoClient, ObjectId } = await import('mongodb');
-    const client = new MongoClient(await this.mongoUri());
-    await client.connect();
-    try {
-      const db = client.db(this.app.info.database);
-      const collections = await db.listCollections({}, { nameOnly: true }).toArray();
-      const name = collections.map((c) => c.name).find((n) => /^product_?tags?$/i.test(n)) ?? 'product_tag';
-      await db.collection(name).insertOne({
-        product_id: new ObjectId(String(product.id)),
-        tag_id: new ObjectId(String(tag.id)),
-        position,
-        note,
-      });
-    } finally {
-      await client.close();
-    }
+      },
+      async (db, oid) => {
+        const collections = await db.listCollections({}, { nameOnly: true }).toArray();
+        const name = collections.map((c) => c.name).find((n) => /^product_?tags?$/i.test(n)) ?? 'product_tag';
+        await db.collection(name).insertOne({ product_id: oid(product.id), tag_id: oid(tag.id), position, note });
+      },
+    );
   }
 
   /** Sets a category's parent straight in the database (bad data the API would refuse: cycles). */
   async rawSetParent(category: Rec, parent: Rec | null): Promise<void> {
+    await this.direct(
+      (client) => client.query('UPDATE "categories" SET "parent_id" = $1 WHERE "id" = $2', [parent?.id ?? null, category.id]),
+      (db, oid) => db.collection('categories').updateOne({ _id: oid(category.id) }, { $set: { parent_id: parent ? oid(parent.id) : null } }),
+    );
+  }
+
+  /** Runs work on the app's database without the API (a pg client, or the MongoDB database and an ObjectId maker). */
+  private async direct(
+    sql: (client: import('pg').Client) => Promise<unknown>,
+    mongo: (db: import('mongodb').Db, oid: (id: Id) => import('mongodb').ObjectId) => Promise<unknown>,
+  ): Promise<void> {
     if (this.driver === 'sql') {
       const { Client } = await import('pg');
       const client = new Client({ connectionString: await this.postgresUri() });
       await client.connect();
       try {
-        await client.query('UPDATE "categories" SET "parent_id" = $1 WHERE "id" = $2', [parent?.id ?? null, category.id]);
+        await sql(client);
       } finally {
         await client.end();
       }
@@ -286,7 +278,7 @@ export class ContractContext {
     const client = new MongoClient(await this.mongoUri());
     await client.connect();
     try {
-      await client.db(this.app.info.database).collection('categories').updateOne({ _id: new ObjectId(String(category.id)) }, { $set: { parent_id: parent ? new ObjectId(String(parent.id)) : null } });
+      await mongo(client.db(this.app.info.database), (id) => new ObjectId(String(id)));
     } finally {
       await client.close();
     }
