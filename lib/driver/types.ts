@@ -1,4 +1,4 @@
-import type { Filter, ListQuery, RelationLoad, Scalar } from '../query/ast';
+import type { ListQuery, RelationLoad, Scalar } from '../query/ast';
 import type { Catalog, ModelInfo } from '../resource/model-info';
 import type { ModelDeclaration } from '../resource/relation-declaration';
 
@@ -104,26 +104,6 @@ export interface PivotCapability {
   update(model: string, relation: string, rows: PivotRow[], tx: Transaction): Promise<void>;
 }
 
-/** A walk of a self-referencing model (capability): `$graphLookup` / `WITH RECURSIVE`, depth-limited and cycle-safe. */
-export interface TreeQuery {
-  model: string;
-  /** The self-referencing parent key (HIERARCHY_FIELD_ID). */
-  parentField: string;
-  /** Which records the walk starts from. */
-  start: Filter | null;
-  /** down: descendants of the start records; up: their ancestors. */
-  direction: 'down' | 'up';
-  /** Levels below (or above) the start records; 0 = the start records only. */
-  maxDepth: number;
-  /** Only records matching this (visibility scope) are visited. */
-  scope: Filter | null;
-}
-
-export interface TreeCapability {
-  /** Ids of the start records and every record reached, each once, with its distance from a start record. */
-  walk(query: TreeQuery, tx?: Transaction): Promise<Array<{ id: Id; depth: number }>>;
-}
-
 /** Rows of a list query as a stream from a database cursor (capability: exports). */
 export interface StreamCapability {
   stream(query: ListQuery, signal?: AbortSignal): AsyncIterable<Row>;
@@ -192,6 +172,5 @@ export interface Driver {
 
   /** Optional capabilities; a feature that needs one refuses at start-up when it is absent. */
   readonly pivots?: PivotCapability;
-  readonly trees?: TreeCapability;
   readonly streams?: StreamCapability;
 }
