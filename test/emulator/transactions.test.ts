@@ -202,3 +202,33 @@ describe('emulator conformance: sessions and transactions', () => {
     }
   });
 });
+
+describe('emulator conformance: 7.0 rules', () => {
+  const mongo = useMongo();
+
+  it('count inside a transaction is refused as on the server (50851); the transaction is aborted', async () => {
+    const db = mongo.db('txn_rules');
+    await db.createCollection('c');
+    const session = mongo.client.startSession();
+    try {
+      session.startTransaction();
+      await db.collection('c').insertOne({ a: 1 }, { session });
+      const error = await db.command({ count: 'c' }, { session }).catch((e: unknown) => e);
+      expect(error).to.be.instanceOf(MongoServerError);
+      expect((error as MongoServerError).code).to.equal(50851);
+      await session.abortTransaction().catch(() => undefined);
+    } finally {
+      await session.endSession();
+    }
+    expect(await db.collection('c').countDocuments()).to.equal(0);
+  });
+
+  it('an update statement with sort is an unknown field at 7.0 (40415)', async () => {
+    const db = mongo.db('txn_rules');
+    await db.collection('s').insertMany([{ a: 2 }, { a: 1 }]);
+    const error = await db.command({ update: 's', updates: [{ q: {}, u: { $set: { b: 1 } }, sort: { a: 1 } }] }).catch((e: unknown) => e);
+    expect(error).to.be.instanceOf(MongoServerError);
+    expect((error as MongoServerError).code).to.equal(40415);
+    expect(await db.collection('s').countDocuments({ b: 1 })).to.equal(0);
+  });
+});

@@ -24,6 +24,8 @@ export const Codes = {
   Location40324: 40324,
   NotImplemented: 238,
   InvalidPipelineOperator: 168,
+  Location40415: 40415,
+  Location50851: 50851,
 } as const;
 
 export type CodeName = keyof typeof Codes;

@@ -36,6 +36,9 @@ export function execute(state: EmulatorState, request: Request, connectionId: nu
     if (!handler) throw new CommandError('CommandNotFound', `no such command: '${name}'`);
     const sessionKey = sessionKeyOf(cmd.lsid);
     txn = resolveTransaction(state, cmd, name, sessionKey);
+    if (txn && name === 'count') {
+      throw new CommandError('Location50851', "Cannot run 'count' in a multi-document transaction. Please see http://dochub.mongodb.org/core/transaction-count for a recommended alternative.");
+    }
     const scope = new Scope(state.store, state.txns, txn && txn.state === 'active' ? txn : undefined);
     const reply = handler({ state, db, cmd, scope, connectionId, sessionKey, txn });
     // Any failed statement aborts the transaction, as on the server.

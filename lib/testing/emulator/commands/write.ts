@@ -93,7 +93,10 @@ const update: Handler = (ctx) => {
   let nMatched = 0;
   let nModified = 0;
   const upserted: Doc[] = [];
-  const errors = runBatch(ctx, statements(ctx, 'updates'), (stmt, index) => {
+  // the emulator answers as a 7.0 server, where an update statement has no `sort` (8.0 added it)
+  const list = statements(ctx, 'updates');
+  if (list.some((stmt) => isPlainObject(stmt) && stmt.sort !== undefined)) throw new CommandError('Location40415', "BSON field 'update.updates.sort' is an unknown field.");
+  const errors = runBatch(ctx, list, (stmt, index) => {
     const filter = isPlainObject(stmt.q) ? stmt.q : {};
     const u = stmt.u;
     validateUpdate(u);
