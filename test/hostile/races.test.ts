@@ -94,3 +94,20 @@ describe('readiness', function () {
     expect(down.body.down).to.deep.equal(['postgresql']);
   });
 });
+
+// Last of the contract suite's use of each driver's app on purpose: the heaviest write of the suite
+// (a 10,000-record bulk create) does not precede other tests on the same in-process emulator.
+forEachDriver('bulk scale', (ctx) => {
+  it('a bulk create of 10,000 records completes while the app keeps answering', async function () {
+    this.timeout(120_000);
+    const tag = `bulk10k-${Date.now()}`;
+    const [bulk, health] = await Promise.all([
+      ctx.request().post(`${API}/tags`).send({ tag: Array.from({ length: 10_000 }, (_, i) => ({ name: `${tag}-${i}` })) }),
+      new Promise((resolve) => setTimeout(resolve, 50)).then(() => ctx.request().get(`${API}/health`)),
+    ]);
+    expect(bulk.status, bulk.text.slice(0, 300)).to.equal(200);
+    expect(bulk.body.models).to.have.length(10_000);
+    expect(health.status).to.equal(200);
+    expect(await ctx.count('tags', { oper: { and: [`name|like|${tag}-%`] } })).to.equal(10_000);
+  });
+});
