@@ -80,11 +80,29 @@ export async function listen(state: EmulatorState): Promise<RunningServer> {
         }
         const reply = execute(state, request, connectionId);
         if (request.moreToCome) continue; // w:0 — the client expects no answer
-        const bytes = encodeReply(request, reply);
         // Streaming monitor hello: the server answers after maxAwaitTimeMS when nothing changed;
         // answering at once would make the driver's monitor spin.
         const awaited = request.command.topologyVersion !== undefined && typeof request.command.maxAwaitTimeMS === 'number';
-        if (awaited) {
+        if (awaited && request.exhaustAllowed) {
+          // exhaust: a stream of moreToCome replies, one per maxAwaitTimeMS, until the socket closes
+          // (a reply without moreToCome ends the driver's stream as an error: "Server ended moreToCome")
+          const every = request.command.maxAwaitTimeMS as number;
+          let responseTo = request.requestId;
+          const next = (): void => {
+            const t = setTimeout(() => {
+              timers.delete(t);
+              if (socket.destroyed) return;
+              const bytes = encodeReply(request, execute(state, request, connectionId), { responseTo });
+              responseTo = bytes.readInt32LE(4);
+              socket.write(bytes);
+              next();
+            }, every);
+            t.unref();
+            timers.add(t);
+          };
+          next();
+        } else if (awaited) {
+          const bytes = encodeReply(request, reply);
           const t = setTimeout(() => {
             timers.delete(t);
             if (!socket.destroyed) socket.write(bytes);
@@ -92,7 +110,7 @@ export async function listen(state: EmulatorState): Promise<RunningServer> {
           t.unref();
           timers.add(t);
         } else {
-          socket.write(bytes);
+          socket.write(encodeReply(request, reply));
         }
       }
     });

@@ -119,8 +119,17 @@ function header(length: number, responseTo: number, opCode: number): Buffer {
   return h;
 }
 
-export function encodeReply(request: Request, reply: Document): Buffer {
+/**
+ * One reply. `stream`: a reply of an exhaust stream (the driver's awaited hello): flagged
+ * moreToCome and answering `responseTo` (the previous reply of the stream, or the request).
+ */
+export function encodeReply(request: Request, reply: Document, stream?: { responseTo: number }): Buffer {
   const body = serialize(reply);
+  if (stream) {
+    const flags = Buffer.alloc(5);
+    flags.writeUInt32LE(MORE_TO_COME, 0);
+    return Buffer.concat([header(16 + 5 + body.length, stream.responseTo, OP_MSG), flags, body]);
+  }
   if (request.opCode === OP_QUERY) {
     // OP_REPLY: responseFlags, cursorID (int64), startingFrom, numberReturned, documents.
     const fixed = Buffer.alloc(20);
