@@ -1,7 +1,8 @@
-import { Aggregator, Context, ProcessingMode, Query, update as mingoUpdate } from 'mingo';
+import { Aggregator, ProcessingMode, Query, update as mingoUpdate } from 'mingo';
 import { serialize } from 'bson';
 import { CommandError, toCommandError } from './errors';
 import { HASH_LOOKUP_STAGE, makeLookupOperator } from './lookup';
+import { emulatorContext } from './mingo-context';
 import { cloneDeep, isOperatorObject, isPlainObject, type Doc } from './values';
 
 /** Resolves `from` of $lookup/$graphLookup/$unionWith to the visible documents of a collection. */
@@ -9,6 +10,9 @@ export type Resolver = (name: string) => Doc[];
 
 type SortSpec = Record<string, 1 | -1>;
 type MingoOptions = NonNullable<ConstructorParameters<typeof Aggregator>[1]>;
+/* mingo's core Aggregator takes the context as given (the package entry would put its defaults first). */
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const CoreAggregator = (require('mingo/aggregator') as { Aggregator: typeof Aggregator }).Aggregator;
 
 const UPDATE_OPERATORS = new Set([
   '$set', '$unset', '$inc', '$mul', '$min', '$max', '$rename', '$currentDate', '$push', '$pull',
@@ -91,6 +95,9 @@ function rewriteStages(stages: Doc[]): Doc[] {
     } else if (name === '$lookup' && isPlainObject(arg) && Array.isArray(arg.pipeline) && typeof arg.from === 'string') {
       // Evaluated by lookup.ts (hash join, or mingo's $lookup when the form is not recognised).
       out.push({ [HASH_LOOKUP_STAGE]: { ...arg, pipeline: rewriteStages(validatePipeline(arg.pipeline)) } });
+    } else if (name === '$lookup' && isPlainObject(arg) && arg.pipeline === undefined && typeof arg.from === 'string' && typeof arg.localField === 'string' && typeof arg.foreignField === 'string') {
+      // Equality form: lookup.ts returns the matches in the foreign collection's order, as MongoDB.
+      out.push({ [HASH_LOOKUP_STAGE]: arg });
     } else if ((name === '$lookup' || name === '$unionWith') && isPlainObject(arg) && Array.isArray(arg.pipeline)) {
       out.push({ [name]: { ...arg, pipeline: rewriteStages(validatePipeline(arg.pipeline)) } });
     } else {
@@ -107,9 +114,9 @@ export function aggregate(docs: Doc[], pipeline: unknown, resolver: Resolver, va
     processingMode: ProcessingMode.CLONE_INPUT,
     collectionResolver: (name: string) => resolver(name).map((d) => cloneDeep(d)),
     variables,
-    context: Context.init().addPipelineOps({ [HASH_LOOKUP_STAGE]: makeLookupOperator(resolver) } as never),
+    context: emulatorContext({ [HASH_LOOKUP_STAGE]: makeLookupOperator(resolver) }) as never,
   };
-  return wrap(() => new Aggregator(stages, options).run(docs) as Doc[]);
+  return wrap(() => new CoreAggregator(stages, options).run(docs) as Doc[]);
 }
 
 export function isPipelineUpdate(u: unknown): u is Doc[] {

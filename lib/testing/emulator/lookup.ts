@@ -8,8 +8,9 @@
  *   candidates from the index (plus every document whose field value is not a plain scalar) run the
  *   full original sub-pipeline. The candidates are a superset of the documents the `$match` accepts
  *   and keep collection order, so results are exactly mingo's.
- * - concise form with a pipeline (localField + foreignField + pipeline): the pipeline runs on the
- *   documents whose foreignField equals the localField value (mingo ran it on the whole collection).
+ * - localField + foreignField, with or without a pipeline: the pipeline runs on the documents whose
+ *   foreignField equals the localField value (mingo ran it on the whole collection), in the foreign
+ *   collection's order (mingo ordered the matches by the localField array's elements).
  * - anything else is delegated to mingo's own `$lookup`.
  */
 import { ObjectId } from 'bson';
@@ -140,20 +141,23 @@ export function makeLookupOperator(resolve: (name: string) => Doc[]): PipelineOp
 
   return (coll, expr, options) => {
     const spec = expr;
-    if (typeof spec.from !== 'string' || typeof spec.as !== 'string' || !Array.isArray(spec.pipeline)) return mingoPipeline.$lookup(coll, expr, options);
     const concise = typeof spec.localField === 'string' && typeof spec.foreignField === 'string';
+    const pipeline = spec.pipeline ?? (concise ? [] : undefined);
+    if (typeof spec.from !== 'string' || typeof spec.as !== 'string' || !Array.isArray(pipeline)) return mingoPipeline.$lookup(coll, expr, options);
     const probe = concise ? undefined : probeOf(spec);
     if (!concise && !probe) return mingoPipeline.$lookup(coll, expr, options);
 
     const target = foreign(spec.from);
     const docs = target.docs;
     const as = spec.as;
-    const agg = new mingoAggregator.Aggregator(spec.pipeline as Doc[], options);
+    const agg = new mingoAggregator.Aggregator(pipeline as Doc[], options);
     const initOpts = (options as { constructor: { init: (o: unknown) => ComputeOptionsLike } }).constructor.init;
     const opts = initOpts(options);
     const all = docs.map((_, i) => i);
 
     const runOn = (obj: Doc, positions: number[]): Doc[] => {
+      // Equality form: the matches themselves, copied (one foreign document may join many inputs).
+      if (pipeline.length === 0 && spec.let === undefined) return positions.map((i) => cloneDeep(docs[i]));
       const variables = mingoCore.evalExpr(obj, spec.let, options);
       opts.update({ root: null, variables });
       return agg.run(positions.map((i) => docs[i]), opts);

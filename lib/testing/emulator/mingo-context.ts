@@ -1,0 +1,164 @@
+/**
+ * The mingo operator set the emulator evaluates aggregation with: mingo's own operators, with those
+ * whose semantics differ from MongoDB 7.0 replaced. mingo's package entry merges a caller's context
+ * under its defaults (its operators win), so the emulator builds the whole context itself and runs
+ * mingo's core Aggregator/Query with it.
+ *
+ * Replaced:
+ * - expression `$eq $ne $gt $gte $lt $lte $cmp`: mingo reuses its query predicates (missing equals null,
+ *   an array equals any of its elements, no order across types); MongoDB compares whole values in BSON
+ *   order with missing below null (bson-order.ts).
+ * - `$sort` stage: BSON order across types (ObjectId before booleans and dates), documents field by
+ *   field, arrays by their smallest (ascending) or largest (descending) element.
+ * - `$addFields`/`$set` stage: dotted paths descend into arrays (each document element gets the field)
+ *   and replace scalars or missing parents by a document; nested specification objects merge.
+ * - `$push`/`$addToSet` accumulators: a missing value is not added (mingo adds null).
+ */
+import { compareValues, sortDocuments } from './bson-order';
+import { isPlainObject, keyOf, type Doc } from './values';
+
+/* mingo's subpath modules: not reachable with moduleResolution "node", loaded at runtime. */
+/* eslint-disable @typescript-eslint/no-require-imports */
+type Ops = Record<string, unknown>;
+interface ContextLike {
+  addPipelineOps(ops: Ops): ContextLike;
+}
+interface ComputeOptionsLike {
+  update(locals: { root: unknown }): ComputeOptionsLike;
+  constructor: { init(options: unknown): ComputeOptionsLike };
+}
+const mingoCore = require('mingo/core') as {
+  Context: { init(ops: Record<string, Ops>): ContextLike };
+  evalExpr: (obj: unknown, expr: unknown, options: unknown) => unknown;
+};
+const { Lazy } = require('mingo/lazy') as { Lazy: (docs: Doc[]) => Lazy };
+const operators = {
+  accumulator: require('mingo/operators/accumulator') as Ops,
+  expression: require('mingo/operators/expression') as Ops,
+  pipeline: require('mingo/operators/pipeline') as Ops,
+  projection: require('mingo/operators/projection') as Ops,
+  query: require('mingo/operators/query') as Ops,
+  window: require('mingo/operators/window') as Ops,
+};
+/* eslint-enable @typescript-eslint/no-require-imports */
+
+interface Lazy {
+  map(fn: (o: Doc) => Doc): Lazy;
+  transform(fn: (docs: Doc[]) => Lazy): Lazy;
+}
+
+function comparison(name: string, test: (c: number) => boolean | number) {
+  return (obj: unknown, expr: unknown, options: unknown): boolean | number => {
+    if (!Array.isArray(expr) || expr.length !== 2) throw new Error(`Expression ${name} takes exactly 2 arguments. ${Array.isArray(expr) ? expr.length : 1} were passed in.`);
+    const [a, b] = mingoCore.evalExpr(obj, expr, options) as unknown[];
+    return test(compareValues(a, b));
+  };
+}
+
+const expressionOverrides: Ops = {
+  $eq: comparison('$eq', (c) => c === 0),
+  $ne: comparison('$ne', (c) => c !== 0),
+  $gt: comparison('$gt', (c) => c > 0),
+  $gte: comparison('$gte', (c) => c >= 0),
+  $lt: comparison('$lt', (c) => c < 0),
+  $lte: comparison('$lte', (c) => c <= 0),
+  $cmp: comparison('$cmp', (c) => c),
+};
+
+function $sort(coll: Lazy, spec: unknown): Lazy {
+  if (!isPlainObject(spec) || Object.keys(spec).length === 0) throw new Error('$sort stage must have at least one sort key');
+  for (const v of Object.values(spec)) {
+    if (v !== 1 && v !== -1) throw new Error('$sort key ordering must be 1 (for ascending) or -1 (for descending)');
+  }
+  return coll.transform((docs) => Lazy(sortDocuments(docs, spec as Record<string, 1 | -1>)));
+}
+
+/** A parsed `$addFields` specification: a computed value, or sub-fields. */
+interface FieldNode {
+  expr?: unknown;
+  children?: Map<string, FieldNode>;
+}
+
+const isExpressionObject = (v: Doc): boolean => Object.keys(v)[0]?.startsWith('$') ?? false;
+
+function parseFields(spec: Doc, into: Map<string, FieldNode> = new Map()): Map<string, FieldNode> {
+  for (const [key, value] of Object.entries(spec)) {
+    const parts = key.split('.');
+    let level = into;
+    for (const part of parts.slice(0, -1)) {
+      let node = level.get(part);
+      if (!node || !node.children) level.set(part, (node = { children: new Map() }));
+      level = node.children as Map<string, FieldNode>;
+    }
+    const last = parts[parts.length - 1];
+    if (isPlainObject(value) && Object.keys(value).length > 0 && !isExpressionObject(value)) {
+      const existing = level.get(last);
+      const node: FieldNode = existing?.children ? existing : { children: new Map() };
+      parseFields(value, node.children);
+      level.set(last, node);
+    } else {
+      level.set(last, { expr: value });
+    }
+  }
+  return into;
+}
+
+function applyFields(root: Doc, target: Doc, fields: Map<string, FieldNode>, options: ComputeOptionsLike): Doc {
+  const out: Doc = { ...target };
+  for (const [name, node] of fields) {
+    if (node.children) {
+      out[name] = applyToValue(root, out[name], node.children, options);
+    } else {
+      const value = mingoCore.evalExpr(root, node.expr, options);
+      if (value === undefined) delete out[name];
+      else out[name] = value;
+    }
+  }
+  return out;
+}
+
+function applyToValue(root: Doc, value: unknown, fields: Map<string, FieldNode>, options: ComputeOptionsLike): unknown {
+  if (isPlainObject(value)) return applyFields(root, value, fields, options);
+  if (Array.isArray(value)) return value.map((el) => applyToValue(root, el, fields, options));
+  // A scalar or missing parent becomes a document of the computed fields.
+  return applyFields(root, {}, fields, options);
+}
+
+function $addFields(coll: Lazy, spec: unknown, options: unknown): Lazy {
+  if (!isPlainObject(spec)) throw new Error('$addFields specification stage must be an object');
+  const fields = parseFields(spec);
+  if (fields.size === 0) return coll;
+  // As mingo's own $addFields: the expressions' root is the document unless an enclosing stage set one.
+  return coll.map((obj) => applyFields(obj, obj, fields, options as ComputeOptionsLike));
+}
+
+function accumulateDefined(coll: Doc[], expr: unknown, options: unknown): unknown[] {
+  const copts = (options as ComputeOptionsLike).constructor.init(options);
+  const out: unknown[] = [];
+  for (const root of coll) {
+    const v = mingoCore.evalExpr(root, expr, copts.update({ root }));
+    if (v !== undefined) out.push(v);
+  }
+  return out;
+}
+
+function $addToSet(coll: Doc[], expr: unknown, options: unknown): unknown[] {
+  const seen = new Map<string, unknown>();
+  for (const v of accumulateDefined(coll, expr, options)) {
+    const k = keyOf(v);
+    if (!seen.has(k)) seen.set(k, v);
+  }
+  return [...seen.values()];
+}
+
+/** A fresh context with the emulator's operator set plus `extraPipeline` stages. */
+export function emulatorContext(extraPipeline: Ops = {}): ContextLike {
+  return mingoCore.Context.init({
+    accumulator: { ...operators.accumulator, $push: accumulateDefined, $addToSet },
+    expression: { ...operators.expression, ...expressionOverrides },
+    pipeline: { ...operators.pipeline, $sort, $addFields, $set: $addFields, ...extraPipeline },
+    projection: operators.projection,
+    query: operators.query,
+    window: operators.window,
+  });
+}
