@@ -17,6 +17,32 @@ function byId(rows: Row[]): Map<unknown, Row> {
   return new Map(rows.map((r) => [r.id, r]));
 }
 
+/** category (with its parent) and reviews of each product: batched `= ANY($1)`, siblings in parallel. */
+async function withRelations(pool: Pool, products: Row[]): Promise<Row[]> {
+  const categoryIds = [...new Set(products.map((p) => p.category_id).filter((id) => id !== null))];
+  const productIds = products.map((p) => p.id);
+  const [categories, reviews] = await Promise.all([
+    pool.query<Row>('SELECT * FROM categories WHERE id = ANY($1)', [categoryIds]),
+    pool.query<Row>('SELECT * FROM reviews WHERE product_id = ANY($1) ORDER BY id', [productIds]),
+  ]);
+  const parentIds = [...new Set(categories.rows.map((c) => c.parent_id).filter((id) => id !== null))];
+  const parents = byId((await pool.query<Row>('SELECT * FROM categories WHERE id = ANY($1)', [parentIds])).rows.map(out));
+  const categoryById = byId(
+    categories.rows.map((c) => {
+      out(c);
+      c.parent = c.parent_id === null ? null : (parents.get(c.parent_id) ?? null);
+      return c;
+    }),
+  );
+  const reviewsByProduct = new Map<unknown, Row[]>(productIds.map((id) => [id, []]));
+  for (const review of reviews.rows) reviewsByProduct.get(review.product_id)?.push(out(review));
+  for (const p of products) {
+    p.category = p.category_id === null ? null : (categoryById.get(p.category_id) ?? null);
+    p.reviews = reviewsByProduct.get(p.id) ?? [];
+  }
+  return products;
+}
+
 /**
  * The hand-written twin of
  * GET /api/v1/products?oper={"and":["price|>=|10"],"category":{"and":["name|like|<pattern>"]}}
@@ -34,33 +60,15 @@ export function sqlBaselineApp(pool: Pool): express.Express {
       const pattern = String(req.query.category_like ?? '%');
       const page = Number(req.query.page ?? 1);
       const pageSize = Number(req.query.page_size ?? 25);
+      // a restricted caller's hand-written twin: the columns its role may not read are dropped
+      const hidden = req.query.hide ? String(req.query.hide).split(',') : [];
       const where = `p.price >= $1 AND EXISTS (SELECT 1 FROM categories c WHERE c.id = p.category_id AND c.name LIKE $2)`;
       const [countResult, pageResult] = await Promise.all([
         pool.query<{ n: string }>(`SELECT count(*) AS n FROM products p WHERE ${where}`, [minPrice, pattern]),
         pool.query<Row>(`SELECT p.* FROM products p WHERE ${where} ORDER BY p.id LIMIT $3 OFFSET $4`, [minPrice, pattern, pageSize, (page - 1) * pageSize]),
       ]);
-      const products = pageResult.rows.map(out);
-      const categoryIds = [...new Set(products.map((p) => p.category_id).filter((id) => id !== null))];
-      const productIds = products.map((p) => p.id);
-      const [categories, reviews] = await Promise.all([
-        pool.query<Row>('SELECT * FROM categories WHERE id = ANY($1)', [categoryIds]),
-        pool.query<Row>('SELECT * FROM reviews WHERE product_id = ANY($1) ORDER BY id', [productIds]),
-      ]);
-      const parentIds = [...new Set(categories.rows.map((c) => c.parent_id).filter((id) => id !== null))];
-      const parents = byId((await pool.query<Row>('SELECT * FROM categories WHERE id = ANY($1)', [parentIds])).rows.map(out));
-      const categoryById = byId(
-        categories.rows.map((c) => {
-          out(c);
-          c.parent = c.parent_id === null ? null : (parents.get(c.parent_id) ?? null);
-          return c;
-        }),
-      );
-      const reviewsByProduct = new Map<unknown, Row[]>(productIds.map((id) => [id, []]));
-      for (const review of reviews.rows) reviewsByProduct.get(review.product_id)?.push(out(review));
-      for (const p of products) {
-        p.category = p.category_id === null ? null : (categoryById.get(p.category_id) ?? null);
-        p.reviews = reviewsByProduct.get(p.id) ?? [];
-      }
+      const products = await withRelations(pool, pageResult.rows.map(out));
+      for (const column of hidden) for (const p of products) delete p[column];
       const total = Number(countResult.rows[0].n);
       res.json({
         current_page: page,
@@ -71,6 +79,35 @@ export function sqlBaselineApp(pool: Pool): express.Express {
         from: products.length ? (page - 1) * pageSize + 1 : null,
         to: products.length ? (page - 1) * pageSize + products.length : null,
       });
+    } catch (err) {
+      next(err);
+    }
+  });
+
+  /** Show with the same two relations: the product, then its relations as above. */
+  app.get('/products/:id', async (req, res, next) => {
+    try {
+      const { rows } = await pool.query<Row>('SELECT * FROM products WHERE id = $1', [Number(req.params.id)]);
+      if (rows.length === 0) {
+        res.status(404).json({ message: 'Not found' });
+        return;
+      }
+      res.json((await withRelations(pool, [out(rows[0])]))[0]);
+    } catch (err) {
+      next(err);
+    }
+  });
+
+  /** Batch update of price and stock: one UPDATE ... FROM unnest(...) RETURNING * (autocommit). */
+  app.patch('/products/batch', express.json({ limit: '1mb' }), async (req, res, next) => {
+    try {
+      const items = (req.body as { product: { id: number; price: number; stock: number }[] }).product;
+      const result = await pool.query<Row>(
+        `UPDATE products p SET price = u.price, stock = u.stock, updated_at = now()
+           FROM unnest($1::int[], $2::numeric[], $3::int[]) AS u(id, price, stock) WHERE p.id = u.id RETURNING p.*`,
+        [items.map((i) => i.id), items.map((i) => i.price), items.map((i) => i.stock)],
+      );
+      res.json({ success: true, models: result.rows.map((row) => ({ success: true, model: out(row) })) });
     } catch (err) {
       next(err);
     }

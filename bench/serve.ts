@@ -12,6 +12,7 @@ import { sqlBaselineApp } from './baseline-sql';
 import { addRelationBaseline } from './baseline-relations';
 import { addTreeBaseline } from './baseline-tree';
 import { serveChild } from './child';
+import { feathersPeer } from './peer-feathers';
 
 export interface ServeReady {
   /** Base URL of the example app (…/api/v1 is below it). */
@@ -20,6 +21,8 @@ export interface ServeReady {
   baseline: string;
   /** Database name the example app uses (the seeders write there). */
   database: string;
+  /** Base URL of the Node peer (Feathers 5 + knex), PostgreSQL only. */
+  peer?: string;
 }
 
 /**
@@ -69,9 +72,9 @@ function close(server: Server): Promise<void> {
 }
 
 /**
- * Child process serving, on two loopback ports, the example app (library) and the hand-written
- * baseline over the same database. Only one of the two is loaded at a time, so they never compete;
- * the load generator and the database run in other processes.
+ * Child process serving, on loopback ports, the example app (library), the hand-written baseline
+ * and (PostgreSQL) the Feathers + knex peer over the same database. Only one is loaded at a time,
+ * so they never compete; the load generator and the database run in other processes.
  * argv: <sql|mongo> <database uri>
  */
 // the access log (one line per request) would measure the console, which the baseline does not write to
@@ -91,7 +94,10 @@ serveChild(async () => {
   }
   let baselineApp: express.Express;
   let closeBaseline: () => Promise<void>;
+  let peer: { server: Server; close: () => Promise<void> } | null = null;
   if (driver === 'sql') {
+    const feathers = feathersPeer(uri);
+    peer = { server: await feathers.app(0, '127.0.0.1'), close: feathers.close };
     const pool = new Pool({ connectionString: uri, max: 5 }) // Sequelize's default pool size;
     baselineApp = sqlBaselineApp(pool);
     addExportBaseline(baselineApp, pool);
@@ -108,14 +114,15 @@ serveChild(async () => {
   const inFlight = new InFlight();
   inFlight.track(libraryServer);
   inFlight.track(baselineServer);
-  const ready: ServeReady = { library: urlOf(libraryServer), baseline: urlOf(baselineServer), database: example.info.database };
+  if (peer) inFlight.track(peer.server);
+  const ready: ServeReady = { library: urlOf(libraryServer), baseline: urlOf(baselineServer), database: example.info.database, ...(peer ? { peer: urlOf(peer.server) } : {}) };
   return {
     message: ready,
     idle: () => inFlight.idle(),
     cleanup: async () => {
       await inFlight.idle();
-      await Promise.all([close(libraryServer), close(baselineServer)]);
-      await Promise.all([example.close(), closeBaseline()]);
+      await Promise.all([close(libraryServer), close(baselineServer), ...(peer ? [close(peer.server)] : [])]);
+      await Promise.all([example.close(), closeBaseline(), peer?.close()]);
     },
   };
 });

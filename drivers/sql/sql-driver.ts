@@ -1,4 +1,4 @@
-import { QueryTypes, Utils, type Model, type ModelStatic, type Sequelize, type Transaction as SequelizeTransaction } from 'sequelize';
+import { Utils, type Model, type ModelStatic, type Sequelize, type Transaction as SequelizeTransaction } from 'sequelize';
 import { DriverFailure, type DatabaseErrorInfo, type DescribedModel, type Driver, type Id, type ListResult, type PivotCapability, type PivotRow, type Row, type Transaction, type UpdateGuard, type UpdateItem } from '../../lib/driver';
 import { relationOf } from '../../lib/resource/model-lookup';
 import type { PivotInfo } from '../../lib/resource/model-info';
@@ -15,6 +15,7 @@ import { attributesOf, describeSequelizeModel } from './describe-model';
 import type { SqlStatement } from './sql-builder';
 import type { StorageInfo } from './model-map';
 import { translateSqlError } from './translate-error';
+import { runStatement } from './run-statement';
 
 export interface SqlTransaction extends Transaction {
   readonly driver: 'sql';
@@ -31,8 +32,8 @@ export function isSequelizeModel(model: unknown): boolean {
 }
 
 /**
- * The Sequelize/PostgreSQL driver. Reads are hand-built SQL with bound parameters, run through
- * `sequelize.query` (raw rows, the caller's transaction); a list is a constant number of
+ * The Sequelize/PostgreSQL driver. Statements are hand-built SQL with bound parameters, run on
+ * the pg clients of Sequelize's pool and transactions (run-statement.ts); a list is a constant number of
  * statements: the page, its count, and one per eager-loaded relation level.
  */
 export class SqlDriver extends ConnectionDriver<Sequelize> implements Driver {
@@ -118,7 +119,7 @@ export class SqlDriver extends ConnectionDriver<Sequelize> implements Driver {
     const info = this.table(model);
     const key = this.requireCatalog().model(model).key;
     const filled = this.withDefaults(model, records);
-    const rows = await this.run(compileInsert(info, key, filled), this.tx(tx), QueryTypes.SELECT);
+    const rows = await this.run(compileInsert(info, key, filled), this.tx(tx));
     return rows.map((r) => Number(r[key]));
   }
 
@@ -154,7 +155,7 @@ export class SqlDriver extends ConnectionDriver<Sequelize> implements Driver {
       if (rows.length === 0) return;
       const pivot = this.pivotOf(model, relation);
       const json = rows.map((r) => ({ ...r.values, [pivot.parentKey]: r.parentId, [pivot.relatedKey]: r.relatedId }));
-      await this.run(compilePivotInsert(pivot, json), this.tx(tx), QueryTypes.INSERT);
+      await this.run(compilePivotInsert(pivot, json), this.tx(tx));
     },
     detach: async (model, relation, parentId, relatedIds, tx) => {
       if (relatedIds && relatedIds.length === 0) return [];
@@ -166,7 +167,7 @@ export class SqlDriver extends ConnectionDriver<Sequelize> implements Driver {
       if (rows.length === 0) return;
       const pivot = this.pivotOf(model, relation);
       const json = rows.map((r) => ({ ...r.values, [pivot.parentKey]: r.parentId, [pivot.relatedKey]: r.relatedId }));
-      await this.run(compilePivotUpdate(pivot, json), this.tx(tx), QueryTypes.UPDATE);
+      await this.run(compilePivotUpdate(pivot, json), this.tx(tx));
     },
   };
 
@@ -262,10 +263,8 @@ export class SqlDriver extends ConnectionDriver<Sequelize> implements Driver {
     });
   }
 
-  private async run(statement: SqlStatement, t: SequelizeTransaction | undefined, type: QueryTypes = QueryTypes.SELECT): Promise<Record<string, unknown>[]> {
-    const result = await this.db().query(statement.sql, { bind: statement.bind, type, transaction: t, raw: true });
-    if (type === QueryTypes.SELECT) return result as unknown as Record<string, unknown>[];
-    return [];
+  private run(statement: SqlStatement, t: SequelizeTransaction | undefined): Promise<Record<string, unknown>[]> {
+    return runStatement(this.db(), statement, t);
   }
 
   private tx(tx: Transaction | undefined): SequelizeTransaction | undefined {

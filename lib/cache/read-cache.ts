@@ -1,6 +1,6 @@
 import { BadRequestError } from '../errors';
 import { Reply, type PlannedRead, type RouteInput } from '../http/routes';
-import { serialize } from '../http/serialize';
+import { toJson } from '../http/serialize';
 import type { Loggers } from '../log/logger';
 import { toBoolean } from '../query/read-boolean';
 import { modelsRead } from '../query/walk';
@@ -94,7 +94,7 @@ export class ReadCache {
   }
 
   private async fill(key: string | null, run: () => Promise<unknown>, ttl: number): Promise<CacheEntry> {
-    const body = JSON.stringify(serialize(await run()));
+    const body = toJson(await run());
     const entry = { body, etag: etagOf(body) };
     if (key) await this.guard(() => this.store.set(key, entry, ttl), undefined);
     return entry;

@@ -4,7 +4,7 @@ import { checkDepth } from '../query/bounded-depth';
 import { ApiError } from '../errors';
 import { createContext, type RequestContext } from '../service/request-context';
 import { Reply, type RouteDefinition, type RouteTable } from './routes';
-import { serialize } from './serialize';
+import { serialize, toJson } from './serialize';
 
 /** Middleware a feature puts in front of some routes (permission checks, cache), chosen per route. */
 export type RouteMiddlewareFactory = (route: RouteDefinition) => RequestHandler | null;
@@ -62,7 +62,7 @@ function handler(route: RouteDefinition, options: RouterOptions): RequestHandler
     }
     if (route.answers === 'stream') return;
     if (!(result instanceof Reply)) {
-      res.status(200).json(serialize(result));
+      res.status(200).type('application/json').send(toJson(result));
       return;
     }
     res.status(result.status).set(result.headers);

@@ -1,7 +1,7 @@
 import { wantsHierarchy, type HierarchyReads } from '../hierarchy/hierarchy-reads';
 import type { ResourceService } from '../service/resource-service';
 import { Reply, type ReadGate, type RouteDefinition } from './routes';
-import { ownedJson } from './serialize';
+import { Owned, ownedJson } from './serialize';
 
 export type UpdateMultipleRoute = 'batch' | 'update-multiple';
 
@@ -23,6 +23,8 @@ type Spec = Pick<RouteDefinition, 'action' | 'method' | 'access' | 'summary' | '
 export function resourceRoutes(service: ResourceService, options: ResourceRouteOptions): RouteDefinition[] {
   const resource = service.entry.declaration.name;
   const id = (input: { req: { params: Record<string, unknown> } }) => String(input.req.params.id);
+  // rows no application hook has seen are this request's own: serialized without a copy
+  const own = (read: 'list' | 'show', value: unknown) => (service.hooksAfter(read) ? value : new Owned(value));
   const specs: Spec[] = [
     {
       action: 'index', method: 'get', path: '', access: 'read', summary: 'List records',
@@ -31,14 +33,14 @@ export function resourceRoutes(service: ResourceService, options: ResourceRouteO
         // a tree's rows are this request's own: serialized in place, not copied (tens of thousands of nodes)
         if (wantsHierarchy(input.params)) return new Reply(200, null, {}, ownedJson(await options.hierarchy.list(input.params, input.ctx)));
         const plan = await service.planList(input.params, input.ctx);
-        return options.read(input, { method: 'list_all', query: plan.query }, () => service.runList(plan, input.ctx));
+        return options.read(input, { method: 'list_all', query: plan.query }, async () => own('list', await service.runList(plan, input.ctx)));
       },
     },
     {
       action: 'first', method: 'get', path: '/first', access: 'read', summary: 'The first matching record',
       handler: async (input) => {
         const plan = await service.planList(input.params, input.ctx, { forFirst: true });
-        return options.read(input, { method: 'list_all', query: plan.query }, () => service.runFirst(plan, input.ctx));
+        return options.read(input, { method: 'list_all', query: plan.query }, async () => own('list', await service.runFirst(plan, input.ctx)));
       },
     },
     { action: 'validate', method: 'post', path: '/validate', access: 'create', summary: 'Validate a record without saving it', handler: ({ req, ctx }) => service.validate(req.body, ctx) },
@@ -60,7 +62,7 @@ export function resourceRoutes(service: ResourceService, options: ResourceRouteO
       handler: async (input) => {
         if (wantsHierarchy(input.params)) return new Reply(200, null, {}, ownedJson(await options.hierarchy.show(id(input), input.params, input.ctx)));
         const plan = await service.planShow(id(input), input.params, input.ctx);
-        return options.read(input, { method: 'get_one', query: plan.query }, () => service.runShow(plan, input.ctx));
+        return options.read(input, { method: 'get_one', query: plan.query }, async () => own('show', await service.runShow(plan, input.ctx)));
       },
     },
     { action: 'store', method: 'post', path: '', access: 'create', summary: 'Create one record or several', handler: ({ req, ctx }) => service.store(req.body, ctx) },

@@ -20,6 +20,20 @@ export function serialize(value: unknown): unknown {
 }
 
 /**
+ * A read's answer built wholly by the library for this request (no application hook in between):
+ * its dates are formatted in place instead of copying every object first. The profile of the list
+ * benchmark had the copy at a third of the library's own serialization time.
+ */
+export class Owned {
+  constructor(readonly value: unknown) {}
+}
+
+/** The JSON text of an answer: owned answers formatted in place, anything else copied first. */
+export function toJson(value: unknown): string {
+  return value instanceof Owned ? ownedJson(value.value) : JSON.stringify(serialize(value));
+}
+
+/**
  * The JSON text of a value the request owns outright (rows it read itself): dates are formatted
  * in place instead of copying every object first, for answers of tens of thousands of rows.
  */

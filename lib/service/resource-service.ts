@@ -81,6 +81,11 @@ export class ResourceService {
     return this.entry.driver;
   }
 
+  /** True when the application hooks into the rows after a read (`afterList` / `afterShow`). */
+  hooksAfter(read: 'list' | 'show'): boolean {
+    return Boolean(read === 'list' ? this.hooks.afterList : this.hooks.afterShow);
+  }
+
   private get hooks() {
     return this.entry.declaration.hooks ?? {};
   }

@@ -1,0 +1,101 @@
+import { readdir, readFile, mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import autocannon from 'autocannon';
+import { startPostgres } from '../lib/testing';
+import { startChild } from './child';
+import { SQL_DATASET } from './dataset';
+import { seedSql } from './seed-sql';
+import type { ServeReady } from './serve';
+
+/**
+ * `npx tsx bench/profile.ts [path?query]`: CPU profile of the library serving one request under
+ * load on PostgreSQL (PROFILE_TARGET=baseline: the hand-written handler, for comparison) (embedded, the main benchmark's data), then the top self-time entries and the
+ * time per package. The profile lands in bench/profiles/ (git-ignored). BENCH_SECONDS (default 10).
+ */
+interface Node {
+  id: number;
+  callFrame: { functionName: string; url: string; lineNumber: number };
+  children?: number[];
+}
+interface Profile {
+  nodes: Node[];
+  samples: number[];
+  timeDeltas: number[];
+}
+
+const DEFAULT = `/api/v1/products?${new URLSearchParams({
+  oper: JSON.stringify({ and: ['price|>=|10'], category: { and: ['name|like|Gadgets%'] } }),
+  relations: 'category.parent,reviews',
+  pagination: JSON.stringify({ page: 3, pageSize: 25 }),
+})}`;
+
+function bucket(url: string): string {
+  if (!url) return '(native/gc)';
+  const m = url.match(/node_modules\/((?:@[^/]+\/)?[^/]+)/);
+  if (m) return m[1];
+  if (url.startsWith('node:')) return url.split('/')[0];
+  const local = url.match(/\/(lib|drivers|example-app|bench)\/(.*)$/);
+  return local ? `${local[1]}/${local[2]}` : url;
+}
+
+export function summarize(profile: Profile, top = 25): string {
+  const self = new Map<number, number>();
+  profile.samples.forEach((id, i) => self.set(id, (self.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0)));
+  const total = [...self.values()].reduce((a, b) => a + b, 0);
+  const byFn = new Map<string, number>();
+  const byPkg = new Map<string, number>();
+  for (const node of profile.nodes) {
+    const t = self.get(node.id) ?? 0;
+    if (!t) continue;
+    const { functionName, url, lineNumber } = node.callFrame;
+    if (functionName === '(idle)' || functionName === '(program)') continue;
+    const key = `${functionName || '(anonymous)'} ${bucket(url)}:${lineNumber + 1}`;
+    byFn.set(key, (byFn.get(key) ?? 0) + t);
+    const pkg = bucket(url).replace(/^(lib|drivers)\/.*$/, (s) => s);
+    byPkg.set(pkg, (byPkg.get(pkg) ?? 0) + t);
+  }
+  const busy = [...byFn.values()].reduce((a, b) => a + b, 0);
+  const pct = (t: number) => `${((100 * t) / busy).toFixed(1)}%`;
+  const lines = [`busy ${(busy / 1e6).toFixed(2)} s of ${(total / 1e6).toFixed(2)} s sampled`, '', 'top self time:'];
+  for (const [k, t] of [...byFn].sort((a, b) => b[1] - a[1]).slice(0, top)) lines.push(`  ${pct(t).padStart(6)}  ${k}`);
+  lines.push('', 'by file/package:');
+  for (const [k, t] of [...byPkg].sort((a, b) => b[1] - a[1]).slice(0, top)) lines.push(`  ${pct(t).padStart(6)}  ${k}`);
+  return lines.join('\n');
+}
+
+async function main(): Promise<void> {
+  const path = process.argv[2] ?? DEFAULT;
+  const seconds = Number(process.env.BENCH_SECONDS ?? 10);
+  const dir = join(__dirname, 'profiles', String(Date.now()));
+  await mkdir(dir, { recursive: true });
+  const pg = await startPostgres();
+  try {
+    const creator = await startChild<ServeReady>('serve.ts', ['sql', pg.uri]);
+    await creator.stop();
+    await seedSql(pg.uri, SQL_DATASET);
+    const child = await startChild<ServeReady>('serve.ts', ['sql', pg.uri], ['--cpu-prof', `--cpu-prof-dir=${dir}`]);
+    try {
+      const url = `${process.env.PROFILE_TARGET === 'baseline' ? child.ready.baseline : child.ready.library}${path}`;
+      const first = await fetch(url);
+      if (!first.ok) throw new Error(`${url} -> ${first.status}: ${await first.text()}`);
+      await autocannon({ url, connections: 10, duration: 2 });
+      const r = await autocannon({ url, connections: 10, duration: seconds });
+      console.log(`${r.requests.average} req/s, p50 ${r.latency.p50} ms, non-2xx ${r.non2xx}`);
+    } finally {
+      await child.stop();
+    }
+  } finally {
+    await pg.stop();
+  }
+  const file = (await readdir(dir)).find((f) => f.endsWith('.cpuprofile'));
+  if (!file) throw new Error('no profile written');
+  console.log(summarize(JSON.parse(await readFile(join(dir, file), 'utf8')) as Profile));
+  console.log(`\nprofile: ${join(dir, file)}`);
+}
+
+if (require.main === module) {
+  main().catch((error: unknown) => {
+    console.error(error);
+    process.exit(1);
+  });
+}
