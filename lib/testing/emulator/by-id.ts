@@ -1,6 +1,16 @@
 import type { Scope } from './transactions';
 import type { Collection } from './store';
+import { isIndexScalar } from './field-index';
 import { isPlainObject, keyOf, type Doc } from './values';
+
+/**
+ * The index planner. MongoDB answers a filter that pins an indexed path from the index; so does the
+ * emulator, without changing any answer: an index only picks candidate documents (a superset of
+ * the matches, in natural order) and the whole filter or pipeline still runs over them.
+ * Without it every by-id read, update and delete scanned the collection (a bulk write of n records
+ * on a collection of n was n^2 work on the event loop, which also starved the driver's heartbeats)
+ * and the library's relation joins cloned and hashed whole collections per request.
+ */
 
 /** A plain value usable as an exact `_id` (no operators, no regular expressions). */
 function plainId(value: unknown): boolean {
@@ -9,36 +19,111 @@ function plainId(value: unknown): boolean {
   return true;
 }
 
+/** The command's view of `coll` is its committed state, so committed structures may answer. */
+export function readsCommitted(scope: Scope, coll: Collection): boolean {
+  const s = scope as unknown as { readsCommitted?: (c: Collection) => boolean; txn?: unknown };
+  return typeof s.readsCommitted === 'function' ? s.readsCommitted(coll) : !s.txn;
+}
+
+/** Paths with an index the planner may use: `_id` and the leading field of each declared index. */
+function indexed(coll: Collection, path: string): boolean {
+  if (path === '_id') return true;
+  for (const index of coll.indexes) {
+    const [first] = index.fields;
+    const direction = index.spec.key[first];
+    if (first === path && (direction === 1 || direction === -1 || direction === 'hashed')) return true;
+  }
+  return false;
+}
+
+/** The scalar values an equality condition (`v`, `{$eq: v}`, `{$in: [...]}`, among other operators) pins, or undefined. */
+function pinned(condition: unknown): unknown[] | undefined {
+  if (isIndexScalar(condition) && condition !== undefined) return [condition];
+  if (!isPlainObject(condition)) return undefined;
+  const keys = Object.keys(condition);
+  if (keys.length === 0 || !keys.every((k) => k.startsWith('$'))) return undefined;
+  if ('$eq' in condition && isIndexScalar(condition.$eq) && condition.$eq !== undefined) return [condition.$eq];
+  if (Array.isArray(condition.$in) && condition.$in.every((v) => isIndexScalar(v) && v !== undefined)) return condition.$in;
+  return undefined;
+}
+
+/** Every (path, values) equality the filter requires: top-level fields and those of `$and` members. */
+function equalities(filter: Doc, out: Array<[string, unknown[]]> = []): Array<[string, unknown[]]> {
+  for (const [path, condition] of Object.entries(filter)) {
+    if (path === '$and' && Array.isArray(condition)) {
+      for (const sub of condition) if (isPlainObject(sub)) equalities(sub, out);
+    } else if (!path.startsWith('$')) {
+      const values = pinned(condition);
+      if (values) out.push([path, values]);
+    }
+  }
+  return out;
+}
+
+/** The committed documents that may have one of `values` at `path`, in natural order; counts them as examined. */
+function fromIndex(coll: Collection, path: string, values: unknown[]): Doc[] {
+  const access = coll.access;
+  const keys = access.sorted(access.field(path, coll.docs).candidates(values));
+  access.examined += keys.length;
+  const out: Doc[] = [];
+  for (const k of keys) {
+    const doc = coll.docs.get(k);
+    if (doc) out.push(doc);
+  }
+  return out;
+}
+
 /**
- * The documents a filter can match when it pins `_id` (`{_id: v}` or `{_id: {$in: [...]}}` with
- * plain values), found by key like the server's _id index, and the filter left to test on them.
- * null when the filter does not pin `_id`. Without this every by-id read, update and delete
- * scanned the collection and tested each document against the whole `$in` list: a bulk write of n
- * records on a collection of n was n^2 work on the event loop, which also starved the driver's
- * heartbeats.
+ * A probe of an indexed path of `coll` for $lookup: the committed documents that may equal one of
+ * the given scalar values there, in natural order. undefined when the path has no index or the
+ * scope does not read committed state (then the caller scans).
+ */
+export function indexProbe(scope: Scope, coll: Collection | undefined, path: string): ((values: unknown[]) => Doc[]) | undefined {
+  if (!coll || !indexed(coll, path) || !readsCommitted(scope, coll)) return undefined;
+  return (values) => fromIndex(coll, path, values);
+}
+
+/**
+ * The documents a filter can match, picked by index, and the filter left to test on them; null
+ * when no index applies (the caller scans). `_id` equality or `$in` of plain values is read by key
+ * (in a transaction too) and leaves the rest of the filter; an equality or `$in` of scalars on
+ * another indexed path leaves the whole filter.
  */
 export function byId(scope: Scope, coll: Collection | undefined, filter: unknown): { docs: Doc[]; rest: Doc } | null {
-  if (!coll || !isPlainObject(filter) || !Object.prototype.hasOwnProperty.call(filter, '_id')) return null;
-  const condition = filter._id;
-  let values: unknown[];
-  if (isPlainObject(condition) && Object.keys(condition).length === 1 && Array.isArray(condition.$in)) values = condition.$in;
-  else if (isPlainObject(condition) && Object.keys(condition).some((k) => k.startsWith('$'))) return null;
-  else values = [condition];
-  if (!values.every(plainId)) return null;
-  const seen = new Set<string>();
-  const docs: Doc[] = [];
-  for (const value of values) {
-    const key = keyOf(value);
-    if (seen.has(key)) continue;
-    seen.add(key);
-    const doc = scope.visible(coll, key);
-    if (doc) docs.push(doc);
+  if (!coll || !isPlainObject(filter)) return null;
+  if (Object.prototype.hasOwnProperty.call(filter, '_id')) {
+    const condition = filter._id;
+    let values: unknown[] | undefined;
+    if (isPlainObject(condition) && Object.keys(condition).length === 1 && Array.isArray(condition.$in)) values = condition.$in;
+    else if (!(isPlainObject(condition) && Object.keys(condition).some((k) => k.startsWith('$')))) values = [condition];
+    if (values && values.every(plainId)) {
+      const seen = new Set<string>();
+      const found: Array<[string, Doc]> = [];
+      for (const value of values) {
+        const key = keyOf(value);
+        if (seen.has(key)) continue;
+        seen.add(key);
+        const doc = scope.visible(coll, key);
+        if (doc) found.push([key, doc]);
+      }
+      coll.access.examined += found.length;
+      // natural order, as a collection scan would give
+      found.sort((a, b) => coll.access.ordinal(a[0]) - coll.access.ordinal(b[0]));
+      const { _id: _ignored, ...rest } = filter;
+      return { docs: found.map(([, d]) => d), rest };
+    }
   }
-  // natural order, as a collection scan would give
-  const order = new Map<string, number>();
-  let i = 0;
-  for (const key of coll.docs.keys()) order.set(key, i++);
-  docs.sort((a, b) => (order.get(keyOf(a._id)) ?? Infinity) - (order.get(keyOf(b._id)) ?? Infinity));
-  const { _id: _ignored, ...rest } = filter;
-  return { docs, rest };
+  if (!readsCommitted(scope, coll)) return null;
+  let best: [string, unknown[]] | undefined;
+  let bestSize = Infinity;
+  for (const [path, values] of equalities(filter)) {
+    if (!indexed(coll, path)) continue;
+    const size = coll.access.field(path, coll.docs).estimate(values);
+    if (size < bestSize) {
+      best = [path, values];
+      bestSize = size;
+    }
+  }
+  if (!best) return null;
+  return { docs: fromIndex(coll, best[0], best[1]), rest: filter };
 }

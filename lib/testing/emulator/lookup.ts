@@ -12,8 +12,14 @@
  *   foreignField equals the localField value (mingo ran it on the whole collection), in the foreign
  *   collection's order (mingo ordered the matches by the localField array's elements).
  * - anything else is delegated to mingo's own `$lookup`.
+ *
+ * Speed (the index use is the planner's, by-id.ts): when the probed field has an index and the
+ * command reads committed state, the candidates come from the collection's index instead of a copy
+ * and hash of the whole foreign collection per command; and a deterministic sub-pipeline runs once
+ * per distinct `let` values within a stage (the library's joins repeat the same category for
+ * hundreds of products), each input getting its own copy of the memoised result.
  */
-import { ObjectId } from 'bson';
+import { EJSON, ObjectId, type Document } from 'bson';
 import { cloneDeep, keyOf, type Doc } from './values';
 
 /* mingo's subpath modules: not reachable with moduleResolution "node", loaded at runtime. */
@@ -124,11 +130,43 @@ function mergePositions(lists: number[][]): number[] {
   return [...new Set(nonEmpty.flat())].sort((x, y) => x - y);
 }
 
+/** Visible documents of a collection; `probe`, when given, reads an indexed path (by-id.ts's indexProbe). */
+export interface LookupSource {
+  (name: string): Doc[];
+  probe?: (name: string, path: string) => ((values: unknown[]) => Doc[]) | undefined;
+}
+
+/** Operators whose result may differ between two runs on the same input: no memo then. */
+const UNREPEATABLE = new Set(['$rand', '$sample', '$sampleRate', '$function', '$accumulator', '$where']);
+
+function repeatable(value: unknown): boolean {
+  if (Array.isArray(value)) return value.every(repeatable);
+  if (!isPlain(value)) return true;
+  for (const [k, v] of Object.entries(value)) if (UNREPEATABLE.has(k) || !repeatable(v)) return false;
+  return true;
+}
+
+/** A key equal for two values only when mingo cannot tell them apart (types, -0, key order kept). */
+function strictKey(v: unknown): string {
+  if (v === undefined) return 'u';
+  if (v === null) return 'n';
+  if (typeof v === 'number') return Object.is(v, -0) ? 'd-0' : `d${v}`;
+  if (typeof v === 'string') return `s${JSON.stringify(v)}`;
+  if (typeof v === 'boolean') return v ? 'T' : 'F';
+  if (v instanceof Date) return `t${v.getTime()}`;
+  if (v instanceof ObjectId) return `o${v.toHexString()}`;
+  if (v instanceof RegExp) return `r${String(v)}`;
+  if (Array.isArray(v)) return `[${v.map(strictKey).join(',')}]`;
+  if (isPlain(v)) return `{${Object.keys(v).map((k) => `${JSON.stringify(k)}:${strictKey(v[k])}`).join(',')}}`;
+  const name = (v as object).constructor?.name ?? 'object';
+  return `${name}${EJSON.stringify(v as Document, { relaxed: false })}`;
+}
+
 /**
  * The `$__emuLookup` stage operator. `resolve` returns the visible documents of a collection; they
  * are cloned once per command (sub-pipelines clone their input again under CLONE_INPUT).
  */
-export function makeLookupOperator(resolve: (name: string) => Doc[]): PipelineOp {
+export function makeLookupOperator(resolve: LookupSource): PipelineOp {
   const foreigns = new Map<string, Foreign>();
   const foreign = (name: string): Foreign => {
     let f = foreigns.get(name);
@@ -147,12 +185,16 @@ export function makeLookupOperator(resolve: (name: string) => Doc[]): PipelineOp
     const probe = concise ? undefined : probeOf(spec);
     if (!concise && !probe) return mingoPipeline.$lookup(coll, expr, options);
 
-    const target = foreign(spec.from);
-    const docs = target.docs;
     const as = spec.as;
     const agg = new mingoAggregator.Aggregator(pipeline as Doc[], options);
     const initOpts = (options as { constructor: { init: (o: unknown) => ComputeOptionsLike } }).constructor.init;
     const opts = initOpts(options);
+    if (probe) {
+      const fast = resolve.probe?.(spec.from, probe.field);
+      if (fast) return indexedJoin(coll, spec, probe, fast, agg, opts, options, () => foreign(spec.from as string).docs);
+    }
+    const target = foreign(spec.from);
+    const docs = target.docs;
     const all = docs.map((_, i) => i);
 
     const runOn = (obj: Doc, positions: number[]): Doc[] => {
@@ -221,4 +263,47 @@ export function makeLookupOperator(resolve: (name: string) => Doc[]): PipelineOp
       return { ...obj, [as]: agg.run(positions.map((i) => docs[i]), opts) };
     });
   };
+}
+
+/** `{...obj, [as]: joined}`: Object.assign is several times faster than a spread with a computed key. */
+function joinedTo(obj: Doc, as: string, joined: Doc[]): Doc {
+  return Object.assign({}, obj, { [as]: joined });
+}
+
+/**
+ * The let + pipeline join of `probe` over an index: each input's candidates are read from the index
+ * (stored documents: the sub-pipeline copies its input under CLONE_INPUT, else they are copied
+ * here), and with a repeatable pipeline one run per distinct `let` values serves every input.
+ */
+function indexedJoin(
+  coll: Lazy,
+  spec: Doc,
+  probe: Probe,
+  fast: (values: unknown[]) => Doc[],
+  agg: { run: (docs: Doc[], options: unknown) => Doc[] },
+  opts: ComputeOptionsLike,
+  options: unknown,
+  everything: () => Doc[],
+): Lazy {
+  const clones = ((options as { processingMode?: number }).processingMode ?? 0) & 1;
+  const input = (docs: Doc[]): Doc[] => (clones ? docs : docs.map((d) => cloneDeep(d)));
+  const candidates = (value: unknown): Doc[] => {
+    if (probe.op === '$eq') return isScalar(value) ? input(fast([value])) : everything();
+    return Array.isArray(value) && value.every(isScalar) ? input(fast(value)) : everything();
+  };
+  const memo = repeatable(spec.pipeline) ? new Map<string, Doc[]>() : undefined;
+  const as = spec.as as string;
+  return coll.map((obj) => {
+    const variables = mingoCore.evalExpr(obj, spec.let, options) as Doc | undefined;
+    const key = memo ? strictKey(variables) : undefined;
+    const known = key !== undefined ? memo?.get(key) : undefined;
+    if (known) return joinedTo(obj, as, cloneDeep(known));
+    const docs = isPlain(variables) ? candidates(variables[probe.variable]) : everything();
+    opts.update({ root: null, variables });
+    // Run even on no candidates: later stages ($unionWith, ...) may still produce documents.
+    const out = agg.run(docs, opts);
+    if (key === undefined || !memo) return joinedTo(obj, as, out);
+    memo.set(key, out);
+    return joinedTo(obj, as, cloneDeep(out));
+  });
 }

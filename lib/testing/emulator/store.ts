@@ -1,5 +1,6 @@
 import { UUID } from 'bson';
 import { CommandError } from './errors';
+import { AccessPaths } from './field-index';
 import { idIndex, type Index } from './indexes';
 import { keyOf, type Doc } from './values';
 
@@ -14,6 +15,8 @@ export class Collection {
   /** Commit sequence of the last write per _id key, to detect writes after a transaction began. */
   readonly versions = new Map<string, number>();
   readonly uuid = new UUID();
+  /** Natural-order positions and value lookups for the index planner (by-id.ts), kept in step by put. */
+  readonly access = new AccessPaths();
 
   constructor(
     readonly db: string,
@@ -50,6 +53,7 @@ export class Collection {
       this.docs.delete(idKey);
     }
     this.versions.set(idKey, seq);
+    this.access.onPut(idKey, prev, next);
   }
 }
 

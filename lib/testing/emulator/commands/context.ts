@@ -4,6 +4,8 @@ import { CommandError } from '../errors';
 import { Store } from '../store';
 import { Scope, TransactionManager, type Transaction } from '../transactions';
 import type { Doc } from '../values';
+import { indexProbe } from '../by-id';
+import type { LookupSource } from '../lookup';
 
 /** Everything one emulator instance owns; all state is in memory and per instance. */
 export class EmulatorState {
@@ -44,6 +46,9 @@ export function optionalNumber(value: unknown, field: string): number | undefine
 }
 
 /** Resolver for $lookup/$graphLookup/$unionWith: collections of the same database, as this scope sees them. */
-export function resolverFor(ctx: CommandContext): (name: string) => Doc[] {
-  return (name) => ctx.scope.list(ctx.state.store.get(ctx.db, name));
+export function resolverFor(ctx: CommandContext): LookupSource {
+  const resolve: LookupSource = (name) => ctx.scope.list(ctx.state.store.get(ctx.db, name));
+  // $lookup reads an indexed foreign path through the index (by-id.ts)
+  resolve.probe = (name, path) => indexProbe(ctx.scope, ctx.state.store.get(ctx.db, name), path);
+  return resolve;
 }
