@@ -10,6 +10,7 @@ import { useMongo } from './helpers';
 describe('emulator conformance (manual): $graphLookup', () => {
   const mongo = useMongo();
   let db: Db;
+  const put = (name: string, docs: Document[]): Promise<unknown> => db.collection(name).insertMany(docs);
   const byId = (docs: Document[]): Document[] => [...docs].sort((a, b) => (a._id as number) - (b._id as number));
   const sortAs = (docs: Document[], as: string): Document[] => docs.map((d) => ({ ...d, [as]: byId(d[as] as Document[]) }));
 
@@ -36,10 +37,10 @@ describe('emulator conformance (manual): $graphLookup', () => {
 
   before(async () => {
     db = mongo.db('manual_graph');
-    await db.collection('employees').insertMany(employees);
-    await db.collection('airports').insertMany(airports);
-    await db.collection('travelers').insertMany(travelers);
-    await db.collection('people').insertMany([
+    await put('employees', employees);
+    await put('airports', airports);
+    await put('travelers', travelers);
+    await put('people', [
       { _id: 1, name: 'Tanya Jordan', friends: ['Shirley Soto', 'Terry Hawkins', 'Carole Hale'], hobbies: ['tennis', 'unicycling', 'golf'] },
       { _id: 2, name: 'Carole Hale', friends: ['Joseph Dennis', 'Tanya Jordan', 'Terry Hawkins'], hobbies: ['archery', 'golf', 'woodworking'] },
       { _id: 3, name: 'Terry Hawkins', friends: ['Tanya Jordan', 'Carole Hale', 'Angelo Ward'], hobbies: ['knitting', 'frisbee'] },

@@ -11,6 +11,7 @@ import { useMongo } from './helpers';
 describe('emulator conformance (manual): $lookup', () => {
   const mongo = useMongo();
   let db: Db;
+  const put = (name: string, docs: Document[]): Promise<unknown> => db.collection(name).insertMany(docs);
   beforeEach(() => {
     db = mongo.db('manual_lookup');
   });
@@ -18,12 +19,12 @@ describe('emulator conformance (manual): $lookup', () => {
 
   // Manual, $lookup: "Perform a Single Equality Join with $lookup".
   it('equality join; an input without the localField matches foreign null and missing', async () => {
-    await db.collection('orders').insertMany([
+    await put('orders', [
       { _id: 1, item: 'almonds', price: 12, quantity: 2 },
       { _id: 2, item: 'pecans', price: 20, quantity: 1 },
       { _id: 3 },
     ]);
-    await db.collection('inventory').insertMany([
+    await put('inventory', [
       { _id: 1, sku: 'almonds', description: 'product 1', instock: 120 },
       { _id: 2, sku: 'bread', description: 'product 2', instock: 80 },
       { _id: 3, sku: 'cashews', description: 'product 3', instock: 60 },
@@ -41,7 +42,7 @@ describe('emulator conformance (manual): $lookup', () => {
 
   // Manual, $lookup: "Use $lookup with an Array" (matches come in the foreign collection's order).
   it('an array localField matches each element, joined documents in foreign order', async () => {
-    await db.collection('classes').insertMany([
+    await put('classes', [
       { _id: 1, title: 'Reading is ...', enrollmentlist: ['giraffe2', 'pandabear', 'artie'], days: ['M', 'W', 'F'] },
       { _id: 2, title: 'But Writing ...', enrollmentlist: ['giraffe1', 'artie'], days: ['T', 'F'] },
     ]);
@@ -53,7 +54,7 @@ describe('emulator conformance (manual): $lookup', () => {
       { _id: 5, name: 'pandabear', joined: new Date('2018-12-01'), status: 'A' },
       { _id: 6, name: 'giraffe2', joined: new Date('2018-12-01'), status: 'D' },
     ];
-    await db.collection('members').insertMany(members);
+    await put('members', members);
     const out = await run('classes', [{ $lookup: { from: 'members', localField: 'enrollmentlist', foreignField: 'name', as: 'enrollee_info' } }]);
     expect(out).to.deep.equal([
       { _id: 1, title: 'Reading is ...', enrollmentlist: ['giraffe2', 'pandabear', 'artie'], days: ['M', 'W', 'F'], enrollee_info: [members[0], members[4], members[5]] },
@@ -63,11 +64,11 @@ describe('emulator conformance (manual): $lookup', () => {
 
   // Manual, $lookup: "Use $lookup with $mergeObjects".
   it('equality join followed by $replaceRoot with $mergeObjects', async () => {
-    await db.collection('orders').insertMany([
+    await put('orders', [
       { _id: 1, item: 'almonds', price: 12, quantity: 2 },
       { _id: 2, item: 'pecans', price: 20, quantity: 1 },
     ]);
-    await db.collection('items').insertMany([
+    await put('items', [
       { _id: 1, item: 'almonds', description: 'almond clusters', instock: 120 },
       { _id: 2, item: 'bread', description: 'raisin and nut bread', instock: 80 },
       { _id: 3, item: 'pecans', description: 'candied pecans', instock: 60 },
@@ -85,12 +86,12 @@ describe('emulator conformance (manual): $lookup', () => {
 
   // Manual, $lookup: "Perform Multiple Joins and a Correlated Subquery with $lookup".
   it('let + pipeline: correlated subquery with $expr on two conditions', async () => {
-    await db.collection('orders').insertMany([
+    await put('orders', [
       { _id: 1, item: 'almonds', price: 12, ordered: 2 },
       { _id: 2, item: 'pecans', price: 20, ordered: 1 },
       { _id: 3, item: 'cookies', price: 10, ordered: 60 },
     ]);
-    await db.collection('warehouses').insertMany([
+    await put('warehouses', [
       { _id: 1, stock_item: 'almonds', warehouse: 'A', instock: 120 },
       { _id: 2, stock_item: 'pecans', warehouse: 'A', instock: 80 },
       { _id: 3, stock_item: 'almonds', warehouse: 'B', instock: 60 },
@@ -121,8 +122,8 @@ describe('emulator conformance (manual): $lookup', () => {
   it('uncorrelated subquery: the same sub-pipeline result joins every input', async () => {
     const ann = { _id: 1, student: 'Ann Aardvark', sickdays: [new Date('2018-05-01'), new Date('2018-08-23')] };
     const zoe = { _id: 2, student: 'Zoe Zebra', sickdays: [new Date('2018-02-01'), new Date('2018-05-23')] };
-    await db.collection('absences').insertMany([ann, zoe]);
-    await db.collection('holidays').insertMany([
+    await put('absences', [ann, zoe]);
+    await put('holidays', [
       { _id: 1, year: 2018, name: 'New Years', date: new Date('2018-01-01') },
       { _id: 2, year: 2018, name: 'Pi Day', date: new Date('2018-03-14') },
       { _id: 3, year: 2018, name: 'Ice Cream Day', date: new Date('2018-07-15') },
@@ -149,11 +150,11 @@ describe('emulator conformance (manual): $lookup', () => {
   // Manual, $lookup: "Perform a Concise Correlated Subquery with $lookup" (5.0+), and the verbose
   // let + pipeline form the page gives as equivalent. `$$orders_drink` is missing for order 1.
   it('concise correlated subquery (localField/foreignField + pipeline) equals the verbose form', async () => {
-    await db.collection('restaurants').insertMany([
+    await put('restaurants', [
       { _id: 1, name: 'American Steak House', food: ['filet', 'sirloin'], beverages: ['beer', 'wine'] },
       { _id: 2, name: 'Honest John Pizza', food: ['cheese pizza', 'pepperoni pizza'], beverages: ['soda'] },
     ]);
-    await db.collection('orders').insertMany([
+    await put('orders', [
       { _id: 1, item: 'filet', restaurant_name: 'American Steak House' },
       { _id: 2, item: 'cheese pizza', restaurant_name: 'Honest John Pizza', drink: 'lemonade' },
       { _id: 3, item: 'cheese pizza', restaurant_name: 'Honest John Pizza', drink: 'soda' },
@@ -199,16 +200,16 @@ describe('emulator conformance (manual): $lookup', () => {
   // other stage allowed): a $lookup inside a $lookup sub-pipeline, the inner one correlated by the
   // outer one's variables. Data: the "Multiple Joins" orders/warehouses plus a suppliers collection.
   it('nested $lookup inside a $lookup pipeline sees the outer let variables', async () => {
-    await db.collection('orders').insertMany([
+    await put('orders', [
       { _id: 1, item: 'almonds', ordered: 2 },
       { _id: 2, item: 'pecans', ordered: 1 },
     ]);
-    await db.collection('warehouses').insertMany([
+    await put('warehouses', [
       { _id: 1, stock_item: 'almonds', warehouse: 'A', instock: 120 },
       { _id: 2, stock_item: 'pecans', warehouse: 'A', instock: 80 },
       { _id: 3, stock_item: 'almonds', warehouse: 'B', instock: 60 },
     ]);
-    await db.collection('suppliers').insertMany([
+    await put('suppliers', [
       { _id: 1, warehouse: 'A', item: 'almonds', supplier: 'Acme' },
       { _id: 2, warehouse: 'B', item: 'almonds', supplier: 'Bolt' },
       { _id: 3, warehouse: 'A', item: 'pecans', supplier: 'Crux' },
@@ -246,12 +247,12 @@ describe('emulator conformance (manual): $lookup', () => {
   // Manual, $lookup: "as ... If the specified name already exists in the input document, the existing
   // field is overwritten"; localField missing is matched as null (equality syntax field table).
   it('the as field overwrites an existing field; missing, null and array-with-null locals', async () => {
-    await db.collection('local').insertMany([
+    await put('local', [
       { _id: 1, joined: 'old' },
       { _id: 2, k: null },
       { _id: 3, k: [2, null] },
     ]);
-    await db.collection('foreign').insertMany([{ _id: 10 }, { _id: 11, k: null }, { _id: 12, k: 2 }, { _id: 13, k: [null, 5] }, { _id: 14, k: 3 }]);
+    await put('foreign', [{ _id: 10 }, { _id: 11, k: null }, { _id: 12, k: 2 }, { _id: 13, k: [null, 5] }, { _id: 14, k: 3 }]);
     const out = await run('local', [{ $lookup: { from: 'foreign', localField: 'k', foreignField: 'k', as: 'joined' } }, { $project: { ids: '$joined._id' } }]);
     expect(out).to.deep.equal([
       { _id: 1, ids: [10, 11, 13] },

@@ -2,7 +2,7 @@ import { Aggregator, ProcessingMode, Query, update as mingoUpdate } from 'mingo'
 import { serialize } from 'bson';
 import { CommandError, toCommandError } from './errors';
 import { HASH_LOOKUP_STAGE, makeLookupOperator } from './lookup';
-import { emulatorContext } from './mingo-context';
+import { emulatorContext, filterContext } from './mingo-context';
 import { cloneDeep, isOperatorObject, isPlainObject, type Doc } from './values';
 
 /** Resolves `from` of $lookup/$graphLookup/$unionWith to the visible documents of a collection. */
@@ -13,6 +13,8 @@ type MingoOptions = NonNullable<ConstructorParameters<typeof Aggregator>[1]>;
 /* mingo's core Aggregator takes the context as given (the package entry would put its defaults first). */
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const CoreAggregator = (require('mingo/aggregator') as { Aggregator: typeof Aggregator }).Aggregator;
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const CoreQuery = (require('mingo/query') as { Query: typeof Query }).Query;
 
 const UPDATE_OPERATORS = new Set([
   '$set', '$unset', '$inc', '$mul', '$min', '$max', '$rename', '$currentDate', '$push', '$pull',
@@ -31,7 +33,8 @@ function wrap<T>(fn: () => T): T {
 
 export function compileFilter(filter: unknown): Query {
   if (filter !== undefined && filter !== null && !isPlainObject(filter)) throw new CommandError('TypeMismatch', 'filter must be an object');
-  return wrap(() => new Query((filter ?? {}) as Doc));
+  // The emulator's operator set: `$expr` compares as MongoDB's expressions do (missing is not null).
+  return wrap(() => new CoreQuery((filter ?? {}) as Doc, { context: filterContext() } as never));
 }
 
 export function parseSort(sort: unknown): SortSpec | undefined {

@@ -162,3 +162,10 @@ export function emulatorContext(extraPipeline: Ops = {}): ContextLike {
     window: operators.window,
   });
 }
+
+/** The context of find/update/delete filters: query operators are mingo's, `$expr` uses the emulator's expressions. */
+let queryContext: ContextLike | undefined;
+export function filterContext(): ContextLike {
+  queryContext ??= emulatorContext();
+  return queryContext;
+}
