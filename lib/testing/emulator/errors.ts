@@ -26,6 +26,13 @@ export const Codes = {
   InvalidPipelineOperator: 168,
   Location40415: 40415,
   Location50851: 50851,
+  // transactions (H2)
+  ConflictingOperationInProgress: 117,
+  TransactionTooOld: 225,
+  MaxTimeMSExpired: 50,
+  OperationNotSupportedInTransaction: 263,
+  NotARetryableWriteCommand: 50768,
+  Location50889: 50889,
 } as const;
 
 export type CodeName = keyof typeof Codes;

@@ -2,53 +2,81 @@ import net from 'node:net';
 import { commands, EmulatorState } from './commands';
 import { sessionKeyOf } from './commands/handshake';
 import { CommandError, toCommandError } from './errors';
-import { Scope, type Transaction } from './transactions';
+import { resolveTransaction } from './commands/transactions';
+import { HeldByTransaction, Scope, type Transaction } from './transactions';
 import type { Doc } from './values';
 import { encodeReply, parseMessage, splitMessages, type Request } from './wire';
 
 /** Commands that must not be run inside a transaction on the server either. */
 const TXN_CONTROL = new Set(['commitTransaction', 'abortTransaction']);
 
-/**
- * Resolve the transaction a command belongs to (lsid + txnNumber + autocommit:false), starting it
- * on `startTransaction`. Plain retryable writes also carry txnNumber but no autocommit field.
- */
-function resolveTransaction(state: EmulatorState, cmd: Doc, name: string, sessionKey: string | undefined): Transaction | undefined {
-  if (cmd.autocommit !== false || !sessionKey) return undefined;
-  const txnNumber = Number(cmd.txnNumber);
-  if (cmd.startTransaction === true) return state.txns.start(sessionKey, txnNumber);
-  const txn = state.txns.find(sessionKey, txnNumber);
-  if (!txn || (txn.state === 'aborted' && name !== 'abortTransaction')) {
-    throw new CommandError('NoSuchTransaction', `Transaction with { txnNumber: ${txnNumber} } has been aborted.`, {}, ['TransientTransactionError']);
-  }
-  if (txn.state === 'committed' && !TXN_CONTROL.has(name)) {
-    throw new CommandError('TransactionCommitted', `Transaction with { txnNumber: ${txnNumber} } has been committed.`);
-  }
-  return txn;
-}
-
-export function execute(state: EmulatorState, request: Request, connectionId: number): Doc {
+/** One attempt at a command: its reply, or the transaction a non-transactional write must wait for. */
+function attempt(state: EmulatorState, request: Request, connectionId: number): Doc | HeldByTransaction {
   const { command: cmd, db } = request;
   const name = Object.keys(cmd)[0] ?? '';
   const handler = Object.prototype.hasOwnProperty.call(commands, name) ? commands[name] : undefined;
   let txn: Transaction | undefined;
+  let scope: Scope | undefined;
   try {
     if (!handler) throw new CommandError('CommandNotFound', `no such command: '${name}'`);
     const sessionKey = sessionKeyOf(cmd.lsid);
+    // session and transaction checks fail the command without touching the session's transaction
     txn = resolveTransaction(state, cmd, name, sessionKey);
-    if (txn && name === 'count') {
-      throw new CommandError('Location50851', "Cannot run 'count' in a multi-document transaction. Please see http://dochub.mongodb.org/core/transaction-count for a recommended alternative.");
-    }
-    const scope = new Scope(state.store, state.txns, txn && txn.state === 'active' ? txn : undefined);
+    scope = new Scope(state.store, state.txns, txn && txn.state === 'active' ? txn : undefined);
     const reply = handler({ state, db, cmd, scope, connectionId, sessionKey, txn });
     // Any failed statement aborts the transaction, as on the server.
     if (txn && reply.writeErrors) state.txns.abort(txn);
     return reply;
   } catch (err) {
+    if (err instanceof HeldByTransaction && scope) {
+      // the server makes the write wait for the transaction and retries it: undo and run again
+      scope.rollback();
+      return err;
+    }
     const e = toCommandError(err);
     if (txn && !TXN_CONTROL.has(name)) state.txns.abort(txn);
     return e.toReply();
   }
+}
+
+/** A command's reply without waiting: a write held up by a transaction answers WriteConflict. */
+export function execute(state: EmulatorState, request: Request, connectionId: number): Doc {
+  const result = attempt(state, request, connectionId);
+  return result instanceof HeldByTransaction ? result.toReply() : result;
+}
+
+/**
+ * A command's reply; a non-transactional write to something an open transaction holds waits until
+ * that transaction ends and runs again (bounded by the transaction lifetime limit and the
+ * command's maxTimeMS), without holding up other connections.
+ */
+export function run(state: EmulatorState, request: Request, connectionId: number): Doc | Promise<Doc> {
+  const first = attempt(state, request, connectionId);
+  if (!(first instanceof HeldByTransaction)) return first;
+  const maxTimeMS = request.command.maxTimeMS;
+  const deadline = typeof maxTimeMS === 'number' && maxTimeMS > 0 ? Date.now() + maxTimeMS : Infinity;
+  return (async () => {
+    let held: HeldByTransaction = first;
+    for (;;) {
+      const left = deadline - Date.now();
+      if (left <= 0 || !(await waitFor(held.holder, left))) return new CommandError('MaxTimeMSExpired', 'operation exceeded time limit').toReply();
+      const next = attempt(state, request, connectionId);
+      if (!(next instanceof HeldByTransaction)) return next;
+      held = next;
+    }
+  })();
+}
+
+/** True when `txn` ended within `ms`. */
+function waitFor(txn: Transaction, ms: number): Promise<boolean> {
+  if (!Number.isFinite(ms)) return txn.ended().then(() => true);
+  return new Promise((resolve) => {
+    const t = setTimeout(() => resolve(false), ms);
+    void txn.ended().then(() => {
+      clearTimeout(t);
+      resolve(true);
+    });
+  });
 }
 
 export interface RunningServer {
@@ -64,11 +92,19 @@ export async function listen(state: EmulatorState): Promise<RunningServer> {
     socket.setNoDelay(true);
     const connectionId = state.nextConnectionId++;
     let pending: Buffer = Buffer.alloc(0);
+    // messages wait here while a command of this connection waits for a transaction to end
+    const queue: Buffer[] = [];
+    let waiting = false;
     socket.on('data', (chunk: Buffer) => {
       pending = pending.length ? Buffer.concat([pending, chunk]) : chunk;
       const { messages, rest } = splitMessages(pending);
       pending = rest;
-      for (const msg of messages) {
+      for (const msg of messages) queue.push(msg);
+      pump();
+    });
+    const pump = (): void => {
+      while (!waiting && queue.length) {
+        const msg = queue.shift() as Buffer;
         let request: Request;
         try {
           request = parseMessage(msg);
@@ -78,42 +114,55 @@ export async function listen(state: EmulatorState): Promise<RunningServer> {
           socket.destroy();
           return;
         }
-        const reply = execute(state, request, connectionId);
-        if (request.moreToCome) continue; // w:0 — the client expects no answer
-        // Streaming monitor hello: the server answers after maxAwaitTimeMS when nothing changed;
-        // answering at once would make the driver's monitor spin.
-        const awaited = request.command.topologyVersion !== undefined && typeof request.command.maxAwaitTimeMS === 'number';
-        if (awaited && request.exhaustAllowed) {
-          // exhaust: a stream of moreToCome replies, one per maxAwaitTimeMS, until the socket closes
-          // (a reply without moreToCome ends the driver's stream as an error: "Server ended moreToCome")
-          const every = request.command.maxAwaitTimeMS as number;
-          let responseTo = request.requestId;
-          const next = (): void => {
-            const t = setTimeout(() => {
-              timers.delete(t);
-              if (socket.destroyed) return;
-              const bytes = encodeReply(request, execute(state, request, connectionId), { responseTo });
-              responseTo = bytes.readInt32LE(4);
-              socket.write(bytes);
-              next();
-            }, every);
-            t.unref();
-            timers.add(t);
-          };
-          next();
-        } else if (awaited) {
-          const bytes = encodeReply(request, reply);
+        const result = run(state, request, connectionId);
+        if (result instanceof Promise) {
+          waiting = true;
+          void result.then((reply) => {
+            waiting = false;
+            if (socket.destroyed) return;
+            respond(request, reply);
+            pump();
+          });
+          return;
+        }
+        respond(request, result);
+      }
+    };
+    const respond = (request: Request, reply: Doc): void => {
+      if (request.moreToCome) return; // w:0 — the client expects no answer
+      // Streaming monitor hello: the server answers after maxAwaitTimeMS when nothing changed;
+      // answering at once would make the driver's monitor spin.
+      const awaited = request.command.topologyVersion !== undefined && typeof request.command.maxAwaitTimeMS === 'number';
+      if (awaited && request.exhaustAllowed) {
+        // exhaust: a stream of moreToCome replies, one per maxAwaitTimeMS, until the socket closes
+        // (a reply without moreToCome ends the driver's stream as an error: "Server ended moreToCome")
+        const every = request.command.maxAwaitTimeMS as number;
+        let responseTo = request.requestId;
+        const next = (): void => {
           const t = setTimeout(() => {
             timers.delete(t);
-            if (!socket.destroyed) socket.write(bytes);
-          }, request.command.maxAwaitTimeMS as number);
+            if (socket.destroyed) return;
+            const bytes = encodeReply(request, execute(state, request, connectionId), { responseTo });
+            responseTo = bytes.readInt32LE(4);
+            socket.write(bytes);
+            next();
+          }, every);
           t.unref();
           timers.add(t);
-        } else {
-          socket.write(encodeReply(request, reply));
-        }
+        };
+        next();
+      } else if (awaited) {
+        const bytes = encodeReply(request, reply);
+        const t = setTimeout(() => {
+          timers.delete(t);
+          if (!socket.destroyed) socket.write(bytes);
+        }, request.command.maxAwaitTimeMS as number);
+        t.unref();
+        timers.add(t);
+      } else {
+        socket.write(encodeReply(request, reply));
       }
-    });
+    };
     socket.on('error', () => socket.destroy());
     socket.on('close', () => sockets.delete(socket));
   });

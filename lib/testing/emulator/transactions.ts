@@ -5,22 +5,30 @@ import type { Doc } from './values';
 
 type Overlay = Map<string, Doc | null>;
 
+/** MongoDB's transactionLifetimeLimitSeconds: an open transaction older than this is aborted. */
+export const TRANSACTION_LIFETIME_MS = 60_000;
+
 /**
- * A multi-document transaction (lsid + txnNumber). Its writes live in per-collection overlays
- * (_id key -> new document, or null for deleted) on top of committed state; commit applies them.
- * Every document it writes is locked until commit/abort so concurrent writers get WriteConflict.
+ * A multi-document transaction (lsid + txnNumber). It reads the committed state as of its snapshot
+ * (the commit sequence when its first command ran) plus its own writes, which live in
+ * per-collection overlays (_id key -> new document, or null for deleted) until commit applies them.
+ * Every document it writes is locked until commit/abort.
  */
 export class Transaction {
   state: 'active' | 'committed' | 'aborted' = 'active';
   readonly overlays = new Map<Collection, Overlay>();
-  /** Collections implicitly created by this transaction, dropped again on abort if still empty. */
+  /** Collections this transaction created (implicitly or with create): invisible to others until commit. */
   readonly created = new Set<Collection>();
+  /** Set when the server aborted the transaction on its own (lifetime limit). */
+  expired = false;
+  timer?: NodeJS.Timeout;
+  private waiters: Array<() => void> = [];
 
   constructor(
     readonly sessionKey: string,
     readonly txnNumber: number,
-    /** Commit sequence when the transaction began: later committed writes to a doc conflict. */
-    readonly startSeq: number,
+    /** Commit sequence of the snapshot: it reads commits up to it, and later commits to a document it writes conflict. */
+    readonly snapshot: number,
   ) {}
 
   /** Per collection and unique index: the keys this transaction's pending documents hold -> their _id key. */
@@ -33,6 +41,25 @@ export class Transaction {
       this.overlays.set(coll, o);
     }
     return o;
+  }
+
+  /** `{ txnNumber: n, txnRetryCounter: 0 }` as the server prints it in its messages. */
+  get label(): string {
+    return `{ txnNumber: ${this.txnNumber}, txnRetryCounter: 0 }`;
+  }
+
+  /** Resolves when the transaction commits or aborts. */
+  ended(): Promise<void> {
+    if (this.state !== 'active') return Promise.resolve();
+    return new Promise((resolve) => this.waiters.push(resolve));
+  }
+
+  finish(state: 'committed' | 'aborted'): void {
+    this.state = state;
+    if (this.timer) clearTimeout(this.timer);
+    const waiters = this.waiters;
+    this.waiters = [];
+    for (const w of waiters) w();
   }
 
   /**
@@ -67,25 +94,48 @@ export class Transaction {
   }
 }
 
+/**
+ * Thrown when a write outside any transaction meets a document (or unique key, or collection)
+ * an open transaction holds. The server makes such a write wait until the transaction ends and
+ * then retries it; the command runner does the same (see commands/waits.ts). Anything that does
+ * not wait sees it as the WriteConflict it is.
+ */
+export class HeldByTransaction extends CommandError {
+  constructor(readonly holder: Transaction) {
+    super('WriteConflict', 'Write conflict during plan execution and yielding is disabled. :: Please retry your operation or multi-document transaction.');
+  }
+}
+
 export class TransactionManager {
   private readonly bySession = new Map<string, Transaction>();
   private readonly locks = new Map<Collection, Map<string, Transaction>>();
+  private active = 0;
 
   constructor(private readonly store: Store) {}
 
-  /** The session's transaction with this number, if the server knows it. */
-  find(sessionKey: string, txnNumber: number): Transaction | undefined {
-    const t = this.bySession.get(sessionKey);
-    return t && t.txnNumber === txnNumber ? t : undefined;
+  /** The session's latest transaction, whatever its state. */
+  latest(sessionKey: string): Transaction | undefined {
+    return this.bySession.get(sessionKey);
+  }
+
+  /** Whether any transaction is open (a non-transactional command can only be held up then). */
+  get anyActive(): boolean {
+    return this.active > 0;
   }
 
   start(sessionKey: string, txnNumber: number): Transaction {
     const previous = this.bySession.get(sessionKey);
-    if (previous && previous.txnNumber >= txnNumber) {
-      throw new CommandError('NoSuchTransaction', `Given transaction number ${txnNumber} does not match any in-progress transactions.`, {}, ['TransientTransactionError']);
-    }
     if (previous && previous.state === 'active') this.abort(previous);
-    const txn = new Transaction(sessionKey, txnNumber, this.store.currentSeq);
+    const snapshot = this.store.currentSeq;
+    const txn = new Transaction(sessionKey, txnNumber, snapshot);
+    this.store.snapshots.acquire(snapshot);
+    this.active++;
+    txn.timer = setTimeout(() => {
+      if (txn.state !== 'active') return;
+      txn.expired = true;
+      this.abort(txn);
+    }, TRANSACTION_LIFETIME_MS);
+    txn.timer.unref();
     this.bySession.set(sessionKey, txn);
     return txn;
   }
@@ -110,6 +160,8 @@ export class TransactionManager {
       for (const k of overlay.keys()) if (m.get(k) === txn) m.delete(k);
       if (m.size === 0) this.locks.delete(coll);
     }
+    this.store.snapshots.release(txn.snapshot);
+    this.active--;
   }
 
   /** Open transactions other than `except` that have written to `coll`. */
@@ -124,26 +176,35 @@ export class TransactionManager {
   commit(txn: Transaction): void {
     if (txn.state === 'committed') return; // commit is retryable
     if (txn.state === 'aborted') {
-      throw new CommandError('NoSuchTransaction', `Transaction with txnNumber ${txn.txnNumber} has been aborted.`, {}, ['TransientTransactionError']);
+      throw new CommandError('NoSuchTransaction', `Transaction with ${txn.label} has been aborted.`, {}, ['TransientTransactionError']);
     }
+    // released first: the committing snapshot no longer needs the versions this commit replaces
+    this.release(txn);
     const seq = this.store.nextSeq();
+    for (const coll of txn.created) if (coll.pendingIn === txn) coll.pendingIn = undefined;
     for (const [coll, overlay] of txn.overlays) {
       for (const [k, doc] of overlay) {
         if (doc === null && !coll.docs.has(k)) continue;
         coll.put(k, doc, seq);
       }
     }
-    this.release(txn);
-    txn.state = 'committed';
+    txn.finish('committed');
   }
 
   abort(txn: Transaction): void {
     if (txn.state !== 'active') return;
     this.release(txn);
-    txn.state = 'aborted';
     for (const coll of txn.created) {
-      if (this.store.get(coll.db, coll.name) === coll && coll.docs.size === 0 && coll.indexes.length === 1) this.store.drop(coll.db, coll.name);
+      if (coll.pendingIn === txn && this.store.get(coll.db, coll.name) === coll) this.store.drop(coll.db, coll.name);
     }
+    txn.finish('aborted');
+  }
+
+  /** endSessions: the session's open transaction is aborted. */
+  endSession(sessionKey: string): void {
+    const txn = this.bySession.get(sessionKey);
+    if (txn) this.abort(txn);
+    this.bySession.delete(sessionKey);
   }
 
   abortAll(): void {
@@ -151,52 +212,106 @@ export class TransactionManager {
   }
 }
 
+/** What a non-transactional command changed, so it can be undone when it must wait and run again. */
+interface Undo {
+  coll: Collection;
+  idKey: string;
+  doc: Doc | undefined;
+  version: number | undefined;
+  history: number;
+}
+
 /**
- * What one command sees and writes: committed state, or committed state plus the overlay of the
- * transaction the command runs in. All document writes of every command go through here so that
+ * What one command sees and writes: committed state, or the snapshot of the transaction the
+ * command runs in plus its overlay. All document writes of every command go through here so that
  * unique indexes, locks and isolation are enforced in one place.
  */
 export class Scope {
+  /** Writes of a non-transactional command while transactions are open (undone if it must wait). */
+  private undo?: Undo[];
+
   constructor(
     readonly store: Store,
     readonly txns: TransactionManager,
     readonly txn?: Transaction,
-  ) {}
+  ) {
+    if (!txn && txns.anyActive) this.undo = [];
+  }
+
+  /**
+   * True when this command's view of `coll` is exactly its committed state: no transaction, or one
+   * with no pending write to `coll` and no commit to `coll` after its snapshot. Committed
+   * structures (indexes, streaming) may then serve the read; otherwise use `list`.
+   */
+  readsCommitted(coll: Collection): boolean {
+    const txn = this.txn;
+    if (coll.pendingIn && coll.pendingIn !== txn) return false;
+    if (!txn) return true;
+    const overlay = txn.overlays.get(coll);
+    return (!overlay || overlay.size === 0) && coll.lastWrite <= txn.snapshot;
+  }
 
   /** Visible documents in natural order. */
   list(coll: Collection | undefined): Doc[] {
     if (!coll) return [];
-    const overlay = this.txn?.overlays.get(coll);
-    if (!overlay || overlay.size === 0) return Array.from(coll.docs.values());
+    const txn = this.txn;
+    if (coll.pendingIn && coll.pendingIn !== txn) return [];
+    if (!txn) return Array.from(coll.docs.values());
+    const overlay = txn.overlays.get(coll);
+    if (!overlay || overlay.size === 0) return coll.listAt(txn.snapshot);
     const out: Doc[] = [];
-    for (const [k, d] of coll.docs) {
-      if (overlay.has(k)) {
+    coll.forEachAt(txn.snapshot, (k, d) => {
+      if (!overlay.has(k)) out.push(d);
+      else {
         const v = overlay.get(k);
         if (v) out.push(v);
-      } else out.push(d);
-    }
-    for (const [k, v] of overlay) if (v && !coll.docs.has(k)) out.push(v);
+      }
+    });
+    // the transaction's own inserts (a key it wrote that its snapshot has was emitted above)
+    for (const [k, v] of overlay) if (v && coll.at(k, txn.snapshot) === undefined) out.push(v);
     return out;
   }
 
   visible(coll: Collection, idKey: string): Doc | undefined {
-    const overlay = this.txn?.overlays.get(coll);
+    const txn = this.txn;
+    if (coll.pendingIn && coll.pendingIn !== txn) return undefined;
+    if (!txn) return coll.docs.get(idKey);
+    const overlay = txn.overlays.get(coll);
     if (overlay && overlay.has(idKey)) return overlay.get(idKey) ?? undefined;
-    return coll.docs.get(idKey);
+    return coll.at(idKey, txn.snapshot);
   }
 
+  /** The collection as this command sees it: one another open transaction is creating is not there. */
+  get(db: string, name: string): Collection | undefined {
+    const coll = this.store.get(db, name);
+    return coll && coll.pendingIn && coll.pendingIn !== this.txn ? undefined : coll;
+  }
+
+  /** The collection, created when missing (inside a transaction: visible to others from its commit). */
   ensure(db: string, name: string): Collection {
     const { coll, created } = this.store.ensure(db, name);
-    if (created && this.txn) this.txn.created.add(coll);
+    if (created && this.txn) {
+      this.txn.created.add(coll);
+      coll.pendingIn = this.txn;
+    } else if (!created && coll.pendingIn && coll.pendingIn !== this.txn) {
+      throw this.conflict(coll.pendingIn);
+    }
     return coll;
+  }
+
+  /** WriteConflict for a transaction; for a plain write, the signal to wait for `holder` to end. */
+  conflict(holder: Transaction): CommandError {
+    return this.txn ? writeConflict() : new HeldByTransaction(holder);
   }
 
   /** Insert (`prev` undefined), replace, or delete (`next` null) the document with `idKey`. */
   write(coll: Collection, idKey: string, next: Doc | null, isInsert: boolean): void {
     const txn = this.txn;
+    if (coll.pendingIn && coll.pendingIn !== txn) throw this.conflict(coll.pendingIn);
     const holder = this.txns.lockHolder(coll, idKey);
-    if (holder && holder !== txn) throw writeConflict();
-    if (txn && (coll.versions.get(idKey) ?? 0) > txn.startSeq) throw writeConflict();
+    if (holder && holder !== txn) throw this.conflict(holder);
+    // a document committed after the snapshot: first committer wins, as in WiredTiger
+    if (txn && (coll.versions.get(idKey) ?? 0) > txn.snapshot) throw writeConflict();
     if (isInsert && this.visible(coll, idKey)) {
       throw coll.indexes[0].duplicateError(coll.ns, [next?._id]);
     }
@@ -205,30 +320,48 @@ export class Scope {
       txn.record(coll, idKey, next);
       this.txns.lock(coll, idKey, txn);
     } else {
+      if (this.undo) this.undo.push({ coll, idKey, doc: coll.docs.get(idKey), version: coll.versions.get(idKey), history: coll.history.get(idKey)?.length ?? 0 });
       coll.put(idKey, next, this.store.nextSeq());
     }
   }
 
+  /** Takes back this (non-transactional) command's writes, newest first. */
+  rollback(): void {
+    const undo = this.undo;
+    if (!undo) return;
+    for (let i = undo.length - 1; i >= 0; i--) {
+      const u = undo[i];
+      u.coll.restore(u.idKey, u.doc, u.version, u.history);
+    }
+    undo.length = 0;
+  }
+
   private checkUnique(coll: Collection, idKey: string, next: Doc): void {
-    const overlay = this.txn?.overlays.get(coll);
-    coll.checkUnique(next, idKey, overlay ? (owner) => overlay.has(owner) : undefined);
+    const txn = this.txn;
+    const overlay = txn?.overlays.get(coll);
+    const hit = coll.collision(next, idKey, overlay ? (owner) => overlay.has(owner) : undefined);
+    if (hit) {
+      // held by a document committed after the snapshot: the transaction cannot see it, so conflict
+      if (txn && (coll.versions.get(hit.owner) ?? 0) > txn.snapshot) throw writeConflict();
+      throw hit.index.duplicateError(coll.ns, hit.values);
+    }
     for (const index of coll.indexes) {
       if (!index.unique) continue;
       const keys = index.keysOf(next);
       if (!keys.length) continue;
-      if (overlay && this.txn) {
-        const pending = this.txn.keys(coll, index);
+      if (overlay && txn) {
+        const pending = txn.keys(coll, index);
         for (const k of keys) {
-          const hit = pending.get(k.key);
-          if (hit && hit.owner !== idKey) throw index.duplicateError(coll.ns, hit.values);
+          const found = pending.get(k.key);
+          if (found && found.owner !== idKey) throw index.duplicateError(coll.ns, found.values);
         }
       }
       // The same key pending in another open transaction: whoever commits first wins, so conflict.
-      for (const other of this.txns.othersWriting(coll, this.txn)) {
+      for (const other of this.txns.othersWriting(coll, txn)) {
         const pending = other.keys(coll, index);
         for (const k of keys) {
-          const hit = pending.get(k.key);
-          if (hit && hit.owner !== idKey) throw writeConflict();
+          const found = pending.get(k.key);
+          if (found && found.owner !== idKey) throw this.conflict(other);
         }
       }
     }

@@ -3,7 +3,8 @@ import { compileFilter } from '../engine';
 import { Index, parseIndexSpec } from '../indexes';
 import { validateCollectionName, type Collection } from '../store';
 import { isPlainObject, type Doc } from '../values';
-import { collectionName, type Handler } from './context';
+import { collectionName, type CommandContext, type Handler } from './context';
+import { heldBy } from './transactions';
 
 function collectionInfo(coll: Collection): Doc {
   return {
@@ -18,6 +19,8 @@ function collectionInfo(coll: Collection): Doc {
 const create: Handler = (ctx) => {
   const name = collectionName(ctx, 'create');
   validateCollectionName(name);
+  const pending = ctx.state.store.get(ctx.db, name)?.pendingIn;
+  if (pending && pending !== ctx.txn) throw ctx.scope.conflict(pending);
   if (ctx.state.store.get(ctx.db, name)) {
     throw new CommandError('NamespaceExists', `Collection ${ctx.db}.${name} already exists.`);
   }
@@ -27,24 +30,31 @@ const create: Handler = (ctx) => {
     options[k] = v;
   }
   const { coll } = ctx.state.store.ensure(ctx.db, name, options);
-  if (ctx.txn) ctx.txn.created.add(coll);
+  if (ctx.txn) {
+    // visible to others from the transaction's commit; dropped again by its abort
+    ctx.txn.created.add(coll);
+    coll.pendingIn = ctx.txn;
+  }
   return { ok: 1 };
 };
 
 const drop: Handler = (ctx) => {
   const name = collectionName(ctx, 'drop');
+  waitForTransactions(ctx, name);
   const coll = ctx.state.store.drop(ctx.db, name);
   // MongoDB 7 answers ok for a missing collection.
   return { ns: `${ctx.db}.${name}`, nIndexesWas: coll ? coll.indexes.length : 0, ok: 1 };
 };
 
 const dropDatabase: Handler = (ctx) => {
+  for (const name of ctx.state.store.dbs.get(ctx.db)?.keys() ?? []) waitForTransactions(ctx, name);
   ctx.state.store.dropDatabase(ctx.db);
   return { dropped: ctx.db, ok: 1 };
 };
 
 const listCollections: Handler = (ctx) => {
-  const colls = Array.from(ctx.state.store.dbs.get(ctx.db)?.values() ?? []);
+  // a collection an open transaction is creating is not listed until it commits
+  const colls = Array.from(ctx.state.store.dbs.get(ctx.db)?.values() ?? []).filter((c) => !c.pendingIn);
   const filter = compileFilter(ctx.cmd.filter);
   let infos = colls.map(collectionInfo).filter((info) => filter.test(info));
   if (ctx.cmd.nameOnly === true) infos = infos.map((i) => ({ name: i.name, type: i.type }));
@@ -68,6 +78,8 @@ const renameCollection: Handler = (ctx) => {
   const to = String(ctx.cmd.to);
   const [fromDb, ...fromRest] = from.split('.');
   const [toDb, ...toRest] = to.split('.');
+  waitForTransactions(ctx, fromRest.join('.'), fromDb);
+  waitForTransactions(ctx, toRest.join('.'), toDb);
   const source = ctx.state.store.get(fromDb, fromRest.join('.'));
   if (!source) throw new CommandError('NamespaceNotFound', 'Source collection does not exist');
   if (ctx.state.store.get(toDb, toRest.join('.'))) {
@@ -89,7 +101,11 @@ const createIndexes: Handler = (ctx) => {
   const name = collectionName(ctx, 'createIndexes');
   const specs = ctx.cmd.indexes;
   if (!Array.isArray(specs) || specs.length === 0) throw new CommandError('BadValue', 'Must specify at least one index');
-  const { coll, created } = ctx.state.store.ensure(ctx.db, name);
+  const existing = ctx.state.store.get(ctx.db, name);
+  if (!ctx.txn) waitForTransactions(ctx, name);
+  else if (existing?.pendingIn && existing.pendingIn !== ctx.txn) throw ctx.scope.conflict(existing.pendingIn);
+  const coll = existing ?? ctx.scope.ensure(ctx.db, name);
+  const created = !existing;
   const before = coll.indexes.length;
   for (const raw of specs) {
     const spec = parseIndexSpec(raw);
@@ -107,6 +123,7 @@ const createIndexes: Handler = (ctx) => {
     if (sameKey && Boolean(sameKey.spec.unique) === Boolean(spec.unique) && !spec.partialFilterExpression) {
       throw new CommandError('IndexOptionsConflict', `Index already exists with a different name: ${sameKey.spec.name}`);
     }
+    if (ctx.txn) checkIndexBuildInTransaction(ctx, coll);
     // Build the unique entries first so an existing duplicate fails the build, as on the server.
     const index = new Index(spec);
     if (index.unique) {
@@ -127,13 +144,14 @@ const createIndexes: Handler = (ctx) => {
 
 const listIndexes: Handler = (ctx) => {
   const name = collectionName(ctx, 'listIndexes');
-  const coll = ctx.state.store.get(ctx.db, name);
+  const coll = ctx.scope.get(ctx.db, name);
   if (!coll) throw new CommandError('NamespaceNotFound', `ns does not exist: ${ctx.db}.${name}`);
   return ctx.state.cursors.first(`${ctx.db}.${name}`, coll.indexes.map((i) => i.toDocument()), {});
 };
 
 const dropIndexes: Handler = (ctx) => {
   const name = collectionName(ctx, 'dropIndexes');
+  waitForTransactions(ctx, name);
   const coll = ctx.state.store.get(ctx.db, name);
   if (!coll) throw new CommandError('NamespaceNotFound', `ns not found ${ctx.db}.${name}`);
   const target = ctx.cmd.index;
@@ -157,6 +175,30 @@ const dropIndexes: Handler = (ctx) => {
   }
   return { nIndexesWas: before, ok: 1 };
 };
+
+/**
+ * A 7.0 server builds an index inside a transaction only on a collection this transaction created
+ * (implicitly by this command, or earlier) and only while it is empty.
+ */
+function checkIndexBuildInTransaction(ctx: CommandContext, coll: Collection): void {
+  if (coll.pendingIn !== ctx.txn) {
+    throw new CommandError('OperationNotSupportedInTransaction', `Cannot create new indexes on existing collection ${coll.ns} in a multi-document transaction.`);
+  }
+  if (ctx.scope.list(coll).length > 0) {
+    throw new CommandError('OperationNotSupportedInTransaction', `Cannot create new indexes on non-empty collection ${coll.ns} in a multi-document transaction.`);
+  }
+}
+
+/**
+ * Collection-level DDL outside a transaction waits, like the server's exclusive collection lock,
+ * for open transactions that created or wrote to the collection.
+ */
+function waitForTransactions(ctx: CommandContext, name: string, db = ctx.db): void {
+  const coll = ctx.state.store.get(db, name);
+  if (!coll || ctx.txn) return;
+  const holder = heldBy(ctx.state.txns, coll);
+  if (holder) throw ctx.scope.conflict(holder);
+}
 
 export const ddlCommands: Record<string, Handler> = {
   create,

@@ -82,7 +82,10 @@ export const handshakeCommands: Record<string, Handler> = {
     const ids = Array.isArray(ctx.cmd.endSessions) ? ctx.cmd.endSessions : [];
     for (const lsid of ids) {
       const key = sessionKeyOf(lsid);
-      if (key) ctx.state.cursors.killSession(key);
+      if (key) {
+        ctx.state.cursors.killSession(key);
+        ctx.state.txns.endSession(key);
+      }
     }
     return { ok: 1 };
   },
