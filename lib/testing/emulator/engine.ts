@@ -31,10 +31,11 @@ function wrap<T>(fn: () => T): T {
   }
 }
 
-export function compileFilter(filter: unknown): Query {
+/** `variables`: the command's `let`, usable as `$$name` in `$expr`. */
+export function compileFilter(filter: unknown, variables?: Doc): Query {
   if (filter !== undefined && filter !== null && !isPlainObject(filter)) throw new CommandError('TypeMismatch', 'filter must be an object');
   // The emulator's operator set: `$expr` compares as MongoDB's expressions do (missing is not null).
-  return wrap(() => new CoreQuery((filter ?? {}) as Doc, { context: filterContext() } as never));
+  return wrap(() => new CoreQuery((filter ?? {}) as Doc, { context: filterContext(), ...(variables ? { variables } : {}) } as never));
 }
 
 export function parseSort(sort: unknown): SortSpec | undefined {
@@ -53,10 +54,11 @@ export interface FindOptions {
   projection?: unknown;
   skip?: number;
   limit?: number;
+  variables?: Doc;
 }
 
 export function find(docs: Doc[], opts: FindOptions): Doc[] {
-  const query = compileFilter(opts.filter);
+  const query = compileFilter(opts.filter, opts.variables);
   const sort = parseSort(opts.sort);
   const projection = isPlainObject(opts.projection) && Object.keys(opts.projection).length ? opts.projection : undefined;
   return wrap(() => {
@@ -155,9 +157,9 @@ function sameBson(a: Doc, b: Doc): boolean {
  * Apply an update (operators, replacement, or pipeline) to a copy of `doc`.
  * `filter` feeds the positional `$` operator; `isInsert` enables $setOnInsert.
  */
-export function applyUpdate(doc: Doc, u: unknown, opts: { arrayFilters?: Doc[]; filter?: Doc; isInsert?: boolean; resolver?: Resolver }): { doc: Doc; modified: boolean } {
+export function applyUpdate(doc: Doc, u: unknown, opts: { arrayFilters?: Doc[]; filter?: Doc; isInsert?: boolean; resolver?: Resolver; variables?: Doc }): { doc: Doc; modified: boolean } {
   if (isPipelineUpdate(u)) {
-    const out = aggregate([doc], u, opts.resolver ?? (() => []))[0] ?? {};
+    const out = aggregate([doc], u, opts.resolver ?? (() => []), opts.variables)[0] ?? {};
     if (out._id === undefined) out._id = doc._id;
     checkIdUnchanged(doc, out);
     return { doc: out, modified: !sameBson(doc, out) };

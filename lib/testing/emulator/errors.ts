@@ -26,6 +26,13 @@ export const Codes = {
   InvalidPipelineOperator: 168,
   Location40415: 40415,
   Location50851: 50851,
+  DollarPrefixedFieldName: 52,
+  DocumentValidationFailure: 121,
+  UnsatisfiableWriteConcern: 100,
+  CommandNotSupported: 115,
+  CommandNotSupportedOnView: 166,
+  OptionNotSupportedOnView: 167,
+  Location6047401: 6047401,
   // transactions (H2)
   ConflictingOperationInProgress: 117,
   TransactionTooOld: 225,

@@ -1,18 +1,35 @@
+import { adminCommands } from './admin';
 import { ddlCommands } from './ddl';
 import { handshakeCommands } from './handshake';
+import { collectionOptionCommands } from './collection-options';
+import { checkReadConcern } from './options';
 import { readCommands } from './read';
+import { touchSession } from './sessions';
 import { transactionCommands } from './transactions';
 import { writeCommands } from './write';
 import type { Handler } from './context';
 
-/** Every command the emulator answers; anything else is CommandNotFound (59). */
-export const commands: Record<string, Handler> = {
+/** Checks every command shares: the session is recorded, readConcern is one the command accepts. */
+function common(name: string, handler: Handler): Handler {
+  return (ctx) => {
+    touchSession(ctx.state, ctx.sessionKey, ctx.cmd.lsid);
+    checkReadConcern(name, ctx.cmd.readConcern, ctx.txn !== undefined);
+    return handler(ctx);
+  };
+}
+
+const all: Record<string, Handler> = {
   ...handshakeCommands,
   ...readCommands,
   ...writeCommands,
   ...ddlCommands,
   ...transactionCommands,
+  ...adminCommands,
+  ...collectionOptionCommands,
 };
+
+/** Every command the emulator answers; anything else is CommandNotFound (59). */
+export const commands: Record<string, Handler> = Object.fromEntries(Object.entries(all).map(([name, h]) => [name, common(name, h)]));
 
 export { EmulatorState } from './context';
 export type { CommandContext, Handler } from './context';

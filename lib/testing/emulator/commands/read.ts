@@ -3,6 +3,8 @@ import { aggregate, compileFilter, find } from '../engine';
 import { isPlainObject, keyOf, pathValues, type Doc } from '../values';
 import { byId } from '../by-id';
 import { collectionName, optionalNumber, resolverFor, type CommandContext, type Handler } from './context';
+import { checkCollation, checkHint, letVariables } from './options';
+import { localSessions } from './sessions';
 
 function ns(ctx: CommandContext, coll: string): string {
   return `${ctx.db}.${coll}`;
@@ -13,8 +15,12 @@ const findCmd: Handler = (ctx) => {
   const { cmd } = ctx;
   const coll = ctx.state.store.get(ctx.db, name);
   const limit = optionalNumber(cmd.limit, 'limit');
+  checkCollation(cmd.collation);
+  checkHint(coll, cmd.hint);
+  const variables = letVariables(cmd.let, 'find');
   const picked = byId(ctx.scope, coll, cmd.filter);
   const docs = find(picked ? picked.docs : ctx.scope.list(coll), {
+    variables,
     filter: picked ? picked.rest : cmd.filter,
     sort: cmd.sort,
     projection: cmd.projection,
@@ -47,8 +53,18 @@ const aggregateCmd: Handler = (ctx) => {
   }
   if (cmd.explain === true) throw new CommandError('NotImplemented', 'explain is not supported by the MongoDB emulator');
   const coll = dbLevel ? undefined : ctx.state.store.get(ctx.db, name);
+  checkCollation(cmd.collation);
+  checkHint(coll, cmd.hint);
+  const variables = letVariables(cmd.let, 'aggregate');
   let source = dbLevel ? [] : ctx.scope.list(coll);
   let pipeline = cmd.pipeline;
+  const firstStage = Array.isArray(pipeline) && isPlainObject(pipeline[0]) ? Object.keys(pipeline[0])[0] : undefined;
+  if (firstStage === '$listSearchIndexes') throw new CommandError('Location6047401', '$listSearchIndexes stage is only allowed on MongoDB Atlas');
+  if (firstStage === '$listLocalSessions' && Array.isArray(pipeline)) {
+    if (!dbLevel) throw new CommandError('InvalidNamespace', '$listLocalSessions must be run against the database with {aggregate: 1}');
+    source = localSessions(ctx.state);
+    pipeline = pipeline.slice(1);
+  }
   // a leading $match that pins _id reads those documents by key (the server's _id index)
   const first = Array.isArray(pipeline) && isPlainObject(pipeline[0]) && Object.keys(pipeline[0]).length === 1 ? (pipeline[0] as Doc).$match : undefined;
   const picked = first !== undefined ? byId(ctx.scope, coll, first) : null;
@@ -56,7 +72,7 @@ const aggregateCmd: Handler = (ctx) => {
     source = picked.docs;
     pipeline = Object.keys(picked.rest).length ? [{ $match: picked.rest }, ...pipeline.slice(1)] : pipeline.slice(1);
   }
-  const out = aggregate(source, pipeline, resolverFor(ctx), isPlainObject(cmd.let) ? cmd.let : undefined);
+  const out = aggregate(source, pipeline, resolverFor(ctx), variables);
   const cursor = isPlainObject(cmd.cursor) ? cmd.cursor : {};
   return ctx.state.cursors.first(ns(ctx, name), out, { batchSize: optionalNumber(cursor.batchSize, 'batchSize'), sessionKey: ctx.sessionKey });
 };
@@ -64,6 +80,8 @@ const aggregateCmd: Handler = (ctx) => {
 const count: Handler = (ctx) => {
   const name = collectionName(ctx, 'count');
   const { cmd } = ctx;
+  checkCollation(cmd.collation);
+  checkHint(ctx.state.store.get(ctx.db, name), cmd.hint);
   const query = compileFilter(cmd.query);
   let n = ctx.scope.list(ctx.state.store.get(ctx.db, name)).filter((d) => query.test(d)).length;
   const skip = optionalNumber(cmd.skip, 'skip') ?? 0;
@@ -77,6 +95,8 @@ const distinct: Handler = (ctx) => {
   const name = collectionName(ctx, 'distinct');
   const key = ctx.cmd.key;
   if (typeof key !== 'string') throw new CommandError('TypeMismatch', "BSON field 'distinct.key' is missing but a required field");
+  checkCollation(ctx.cmd.collation);
+  checkHint(ctx.state.store.get(ctx.db, name), ctx.cmd.hint);
   const query = compileFilter(ctx.cmd.query);
   const seen = new Map<string, unknown>();
   for (const d of ctx.scope.list(ctx.state.store.get(ctx.db, name))) {

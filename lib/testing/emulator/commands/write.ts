@@ -5,11 +5,18 @@ import { idKeyOf, type Collection } from '../store';
 import { isPlainObject, type Doc } from '../values';
 import { byId } from '../by-id';
 import { collectionName, resolverFor, type CommandContext, type Handler } from './context';
+import { checkCollation, checkHint, letVariables } from './options';
+import { validateDocument } from '../validation';
 
 /** The documents a write statement's filter selects: by key when it pins _id, else a scan. */
-function findIn(ctx: CommandContext, coll: Collection | undefined, filter: unknown, options: { sort?: unknown; limit?: number }): Doc[] {
-  const picked = byId(ctx.scope, coll, filter);
+function findIn(ctx: CommandContext, coll: Collection | undefined, filter: unknown, options: { sort?: unknown; limit?: number; variables?: Doc }): Doc[] {
+  const picked = options.variables ? null : byId(ctx.scope, coll, filter);
   return find(picked ? picked.docs : ctx.scope.list(coll), { filter: picked ? picked.rest : filter, ...options });
+}
+
+/** The filter, for updates using the positional `$` operator (the only ones that need it). */
+function positional(filter: Doc, u: unknown): Doc | undefined {
+  return isOperatorUpdate(u) && /\.\$(\.|"|$)/.test(JSON.stringify(Object.values(u).map((v) => Object.keys(v as Doc)))) ? filter : undefined;
 }
 
 /** `_id` first, generated when absent, as the server stores it. */
@@ -21,6 +28,10 @@ function withId(doc: Doc): Doc {
 }
 
 function checkId(doc: Doc): void {
+  if (isPlainObject(doc._id)) {
+    const dollar = Object.keys(doc._id).find((k) => k.startsWith('$'));
+    if (dollar) throw new CommandError('DollarPrefixedFieldName', `_id fields may not contain '$'-prefixed fields: ${dollar} is not valid for storage.`);
+  }
   if (Array.isArray(doc._id)) throw new CommandError('BadValue', "can't use an array for _id");
   if (doc._id instanceof RegExp) throw new CommandError('BadValue', "can't use a regex for _id");
 }
@@ -66,6 +77,7 @@ const insert: Handler = (ctx) => {
     if (!isPlainObject(raw)) throw new CommandError('TypeMismatch', 'document to insert must be an object');
     const doc = withId(raw);
     checkId(doc);
+    validateDocument(coll, doc, undefined, ctx.cmd.bypassDocumentValidation === true);
     ctx.scope.write(coll, idKeyOf(doc), doc, true);
     n++;
   });
@@ -73,17 +85,18 @@ const insert: Handler = (ctx) => {
 };
 
 /** Insert the document an upsert produces; returns its _id. */
-function upsertInsert(ctx: CommandContext, coll: Collection, filter: Doc, u: unknown, arrayFilters: Doc[] | undefined): Doc {
+function upsertInsert(ctx: CommandContext, coll: Collection, filter: Doc, u: unknown, arrayFilters: Doc[] | undefined, variables?: Doc): Doc {
   const seed = upsertSeed(filter);
   let doc: Doc;
   if (isOperatorUpdate(u) || isPipelineUpdate(u)) {
-    doc = applyUpdate(seed, u, { arrayFilters, isInsert: true, resolver: resolverFor(ctx) }).doc;
+    doc = applyUpdate(seed, u, { arrayFilters, isInsert: true, resolver: resolverFor(ctx), variables }).doc;
   } else {
     doc = { ...(u as Doc) };
     if (doc._id === undefined && seed._id !== undefined) doc._id = seed._id;
   }
   doc = withId(doc);
   checkId(doc);
+  validateDocument(coll, doc, undefined, ctx.cmd.bypassDocumentValidation === true);
   ctx.scope.write(coll, idKeyOf(doc), doc, true);
   return doc;
 }
@@ -95,6 +108,7 @@ const update: Handler = (ctx) => {
   const upserted: Doc[] = [];
   // the emulator answers as a 7.0 server, where an update statement has no `sort` (8.0 added it)
   const list = statements(ctx, 'updates');
+  const variables = letVariables(ctx.cmd.let, 'update');
   if (list.some((stmt) => isPlainObject(stmt) && stmt.sort !== undefined)) throw new CommandError('Location40415', "BSON field 'update.updates.sort' is an unknown field.");
   const errors = runBatch(ctx, list, (stmt, index) => {
     const filter = isPlainObject(stmt.q) ? stmt.q : {};
@@ -106,18 +120,21 @@ const update: Handler = (ctx) => {
     }
     const arrayFilters = Array.isArray(stmt.arrayFilters) ? (stmt.arrayFilters as Doc[]) : undefined;
     let coll = ctx.state.store.get(ctx.db, name);
-    const matches = findIn(ctx, coll, filter, { sort: stmt.sort, limit: multi ? 0 : 1 });
+    checkCollation(stmt.collation, 'update.updates.collation');
+    checkHint(coll, stmt.hint);
+    const matches = findIn(ctx, coll, filter, { sort: stmt.sort, limit: multi ? 0 : 1, variables });
     if (coll && matches.length) {
       for (const doc of matches) {
-        const result = applyUpdate(doc, u, { arrayFilters, filter, resolver: resolverFor(ctx) });
+        const result = applyUpdate(doc, u, { arrayFilters, filter: positional(filter, u), resolver: resolverFor(ctx), variables });
         nMatched++;
         if (!result.modified) continue;
+        validateDocument(coll, result.doc, doc, ctx.cmd.bypassDocumentValidation === true);
         ctx.scope.write(coll, idKeyOf(doc), result.doc, false);
         nModified++;
       }
     } else if (stmt.upsert === true) {
       coll = ctx.scope.ensure(ctx.db, name);
-      const doc = upsertInsert(ctx, coll, filter, u, arrayFilters);
+      const doc = upsertInsert(ctx, coll, filter, u, arrayFilters, variables);
       upserted.push({ index, _id: doc._id });
     }
   });
@@ -129,11 +146,14 @@ const update: Handler = (ctx) => {
 const del: Handler = (ctx) => {
   const name = collectionName(ctx, 'delete');
   let n = 0;
+  const variables = letVariables(ctx.cmd.let, 'delete');
   const errors = runBatch(ctx, statements(ctx, 'deletes'), (stmt) => {
     const coll = ctx.state.store.get(ctx.db, name);
     if (!coll) return;
     const limit = stmt.limit === 1 ? 1 : 0;
-    for (const doc of findIn(ctx, coll, stmt.q, { sort: stmt.sort, limit })) {
+    checkCollation(stmt.collation, 'delete.deletes.collation');
+    checkHint(coll, stmt.hint);
+    for (const doc of findIn(ctx, coll, stmt.q, { sort: stmt.sort, limit, variables })) {
       ctx.scope.write(coll, idKeyOf(doc), null, false);
       n++;
     }
@@ -157,15 +177,21 @@ const findAndModify: Handler = (ctx) => {
   if (!remove) validateUpdate(cmd.update);
   const arrayFilters = Array.isArray(cmd.arrayFilters) ? (cmd.arrayFilters as Doc[]) : undefined;
   let coll = ctx.state.store.get(ctx.db, name);
-  const match = findIn(ctx, coll, filter, { sort: cmd.sort, limit: 1 })[0];
+  checkCollation(cmd.collation);
+  checkHint(coll, cmd.hint);
+  const variables = letVariables(cmd.let, 'findAndModify');
+  const match = findIn(ctx, coll, filter, { sort: cmd.sort, limit: 1, variables })[0];
 
   if (remove) {
     if (coll && match) ctx.scope.write(coll, idKeyOf(match), null, false);
     return { lastErrorObject: { n: match ? 1 : 0 }, value: project(match ?? null, cmd.fields), ok: 1 };
   }
   if (coll && match) {
-    const result = applyUpdate(match, cmd.update, { arrayFilters, filter, resolver: resolverFor(ctx) });
-    if (result.modified) ctx.scope.write(coll, idKeyOf(match), result.doc, false);
+    const result = applyUpdate(match, cmd.update, { arrayFilters, filter: positional(filter, cmd.update), resolver: resolverFor(ctx), variables });
+    if (result.modified) {
+      validateDocument(coll, result.doc, match, ctx.cmd.bypassDocumentValidation === true);
+      ctx.scope.write(coll, idKeyOf(match), result.doc, false);
+    }
     return {
       lastErrorObject: { n: 1, updatedExisting: true },
       value: project(cmd.new === true ? result.doc : match, cmd.fields),
@@ -174,7 +200,7 @@ const findAndModify: Handler = (ctx) => {
   }
   if (cmd.upsert === true) {
     coll = ctx.scope.ensure(ctx.db, name);
-    const doc = upsertInsert(ctx, coll, filter, cmd.update, arrayFilters);
+    const doc = upsertInsert(ctx, coll, filter, cmd.update, arrayFilters, variables);
     return {
       lastErrorObject: { n: 1, updatedExisting: false, upserted: doc._id },
       value: cmd.new === true ? project(doc, cmd.fields) : null,
