@@ -10,11 +10,12 @@
  *   order with missing below null (bson-order.ts).
  * - `$sort` stage: BSON order across types (ObjectId before booleans and dates), documents field by
  *   field, arrays by their smallest (ascending) or largest (descending) element.
- * - `$addFields`/`$set` stage: dotted paths descend into arrays (each document element gets the field)
- *   and replace scalars or missing parents by a document; nested specification objects merge.
+ * - `$addFields`/`$set`/`$project` stages (field-stages.ts): dotted paths into arrays and scalars, and
+ *   the output field order, as MongoDB.
  * - `$push`/`$addToSet` accumulators: a missing value is not added (mingo adds null).
  */
 import { compareValues, sortDocuments } from './bson-order';
+import { addFieldsStage, projectStage } from './field-stages';
 import { isPlainObject, keyOf, type Doc } from './values';
 
 /* mingo's subpath modules: not reachable with moduleResolution "node", loaded at runtime. */
@@ -73,65 +74,6 @@ function $sort(coll: Lazy, spec: unknown): Lazy {
   return coll.transform((docs) => Lazy(sortDocuments(docs, spec as Record<string, 1 | -1>)));
 }
 
-/** A parsed `$addFields` specification: a computed value, or sub-fields. */
-interface FieldNode {
-  expr?: unknown;
-  children?: Map<string, FieldNode>;
-}
-
-const isExpressionObject = (v: Doc): boolean => Object.keys(v)[0]?.startsWith('$') ?? false;
-
-function parseFields(spec: Doc, into: Map<string, FieldNode> = new Map()): Map<string, FieldNode> {
-  for (const [key, value] of Object.entries(spec)) {
-    const parts = key.split('.');
-    let level = into;
-    for (const part of parts.slice(0, -1)) {
-      let node = level.get(part);
-      if (!node || !node.children) level.set(part, (node = { children: new Map() }));
-      level = node.children as Map<string, FieldNode>;
-    }
-    const last = parts[parts.length - 1];
-    if (isPlainObject(value) && Object.keys(value).length > 0 && !isExpressionObject(value)) {
-      const existing = level.get(last);
-      const node: FieldNode = existing?.children ? existing : { children: new Map() };
-      parseFields(value, node.children);
-      level.set(last, node);
-    } else {
-      level.set(last, { expr: value });
-    }
-  }
-  return into;
-}
-
-function applyFields(root: Doc, target: Doc, fields: Map<string, FieldNode>, options: ComputeOptionsLike): Doc {
-  const out: Doc = { ...target };
-  for (const [name, node] of fields) {
-    if (node.children) {
-      out[name] = applyToValue(root, out[name], node.children, options);
-    } else {
-      const value = mingoCore.evalExpr(root, node.expr, options);
-      if (value === undefined) delete out[name];
-      else out[name] = value;
-    }
-  }
-  return out;
-}
-
-function applyToValue(root: Doc, value: unknown, fields: Map<string, FieldNode>, options: ComputeOptionsLike): unknown {
-  if (isPlainObject(value)) return applyFields(root, value, fields, options);
-  if (Array.isArray(value)) return value.map((el) => applyToValue(root, el, fields, options));
-  // A scalar or missing parent becomes a document of the computed fields.
-  return applyFields(root, {}, fields, options);
-}
-
-function $addFields(coll: Lazy, spec: unknown, options: unknown): Lazy {
-  if (!isPlainObject(spec)) throw new Error('$addFields specification stage must be an object');
-  const fields = parseFields(spec);
-  if (fields.size === 0) return coll;
-  // As mingo's own $addFields: the expressions' root is the document unless an enclosing stage set one.
-  return coll.map((obj) => applyFields(obj, obj, fields, options as ComputeOptionsLike));
-}
-
 function accumulateDefined(coll: Doc[], expr: unknown, options: unknown): unknown[] {
   const copts = (options as ComputeOptionsLike).constructor.init(options);
   const out: unknown[] = [];
@@ -156,7 +98,7 @@ export function emulatorContext(extraPipeline: Ops = {}): ContextLike {
   return mingoCore.Context.init({
     accumulator: { ...operators.accumulator, $push: accumulateDefined, $addToSet },
     expression: { ...operators.expression, ...expressionOverrides },
-    pipeline: { ...operators.pipeline, $sort, $addFields, $set: $addFields, ...extraPipeline },
+    pipeline: { ...operators.pipeline, $sort, $addFields: addFieldsStage, $set: addFieldsStage, $project: projectStage, ...extraPipeline },
     projection: operators.projection,
     query: operators.query,
     window: operators.window,
