@@ -1,6 +1,10 @@
 import { expect } from 'chai';
-import { MongoServerError, type Db } from 'mongodb';
+import { MongoServerError, type Collection, type Db } from 'mongodb';
+
+type Row = { _id: number; [field: string]: unknown };
 import { freshDbName, useMongo } from './helpers';
+
+const rows = (db: Db, name: string): Collection<Row> => db.collection<Row>(name);
 
 /** What a command is refused with: its code and codeName. */
 async function refusal(work: Promise<unknown>): Promise<MongoServerError> {
@@ -18,7 +22,7 @@ describe('emulator conformance: let, collation, hint, validators, collection opt
   let db: Db;
   beforeEach(async () => {
     db = mongo.client.db(freshDbName('options'));
-    await db.collection('c').insertMany([
+    await rows(db, 'c').insertMany([
       { _id: 1, name: 'a', x: 1 },
       { _id: 2, name: 'b', x: 2 },
       { _id: 3, name: 'B', x: 3 },
@@ -29,7 +33,7 @@ describe('emulator conformance: let, collation, hint, validators, collection opt
   });
 
   it('evaluates a top-level let for find, aggregate, update, delete and findAndModify', async () => {
-    const c = db.collection('c');
+    const c = rows(db, 'c');
     expect(await c.find({ $expr: { $eq: ['$_id', '$$id'] } }, { let: { id: 2 } }).toArray()).to.deep.equal([{ _id: 2, name: 'b', x: 2 }]);
     // let values are expressions: $literal keeps a dollar string
     const agg = await c.aggregate([{ $match: { _id: 1 } }, { $project: { _id: 0, v: '$$v' } }], { let: { v: { $literal: '$x' } } }).toArray();
@@ -37,13 +41,13 @@ describe('emulator conformance: let, collation, hint, validators, collection opt
     const upd = await c.updateOne({ $expr: { $eq: ['$name', '$$n'] } }, [{ $set: { x: '$$nx' } }], { let: { n: 'a', nx: 10 } });
     expect(upd.modifiedCount).to.equal(1);
     expect((await c.findOne({ _id: 1 }))?.x).to.equal(10);
-    const fam = await c.findOneAndUpdate({ $expr: { $eq: ['$_id', '$$id'] } }, { $inc: { x: 1 } }, { let: { id: 3 }, returnDocument: 'after' });
+    const fam = await c.findOneAndUpdate({ $expr: { $eq: ['$_id', '$$id'] } }, { $inc: { x: 1 } } as never, { let: { id: 3 }, returnDocument: 'after' });
     expect(fam?.x).to.equal(4);
     expect((await c.deleteMany({ $expr: { $gt: ['$x', '$$min'] } }, { let: { min: 3 } })).deletedCount).to.equal(2);
   });
 
   it('accepts the simple collation and refuses any other with NotImplemented (238)', async () => {
-    const c = db.collection('c');
+    const c = rows(db, 'c');
     expect(await c.countDocuments({}, { collation: { locale: 'simple' } })).to.equal(3);
     const err = await refusal(c.find({ name: 'b' }, { collation: { locale: 'en', strength: 2 } }).toArray());
     expect(err.code).to.equal(238);
@@ -53,7 +57,7 @@ describe('emulator conformance: let, collation, hint, validators, collection opt
   });
 
   it('checks that a hint names an existing index', async () => {
-    const c = db.collection('c');
+    const c = rows(db, 'c');
     await c.createIndex({ x: 1 });
     expect(await c.find({}, { hint: { x: 1 } }).toArray()).to.have.length(3);
     expect(await c.find({}, { hint: 'x_1' }).toArray()).to.have.length(3);
@@ -74,7 +78,7 @@ describe('emulator conformance: let, collation, hint, validators, collection opt
 
   it('enforces a query-operator validator, with bypassDocumentValidation and collMod', async () => {
     await db.createCollection('v', { validator: { x: { $type: 'number' } } });
-    const v = db.collection('v');
+    const v = rows(db, 'v');
     await v.insertOne({ _id: 1, x: 1 });
     const err = await refusal(v.insertOne({ _id: 2, x: 'no' }));
     expect(err.code).to.equal(121);
@@ -90,22 +94,22 @@ describe('emulator conformance: let, collation, hint, validators, collection opt
 
   it('lists a clustered collection and its clustered index', async () => {
     await db.createCollection('cl', { clusteredIndex: { key: { _id: 1 }, unique: true, name: 'by id' } });
-    const [info] = await db.listCollections({ name: 'cl' }).toArray();
-    expect(info.options.clusteredIndex).to.deep.equal({ v: 2, key: { _id: 1 }, name: 'by id', unique: true });
-    const indexes = await db.collection('cl').listIndexes().toArray();
+    const [info] = await db.listCollections({ name: 'cl' }, { nameOnly: false }).toArray();
+    expect(info.options?.clusteredIndex).to.deep.equal({ v: 2, key: { _id: 1 }, name: 'by id', unique: true });
+    const indexes = await rows(db, 'cl').listIndexes().toArray();
     expect(indexes).to.deep.equal([{ v: 2, key: { _id: 1 }, name: 'by id', unique: true, clustered: true }]);
   });
 
   it('refuses an _id with $-prefixed fields, snapshot reads on writes, and Atlas Search commands', async () => {
-    expect((await refusal(db.collection('c').insertOne({ _id: { $a: 1 } } as never))).code).to.equal(52);
+    expect((await refusal(rows(db, 'c').insertOne({ _id: { $a: 1 } } as never))).code).to.equal(52);
     expect((await refusal(db.command({ insert: 'c', documents: [{ _id: 9 }], readConcern: { level: 'snapshot' } }))).code).to.equal(72);
-    expect((await refusal(db.collection('c').createSearchIndex({ name: 's', definition: { mappings: { dynamic: true } } }))).message).to.match(/Atlas/);
-    expect((await refusal(db.collection('c').listSearchIndexes().toArray())).message).to.match(/Atlas/);
+    expect((await refusal(rows(db, 'c').createSearchIndex({ name: 's', definition: { mappings: { dynamic: true } } }))).message).to.match(/Atlas/);
+    expect((await refusal(rows(db, 'c').listSearchIndexes().toArray())).message).to.match(/Atlas/);
   });
 
   it('lists local sessions with $listLocalSessions', async () => {
     const session = mongo.client.startSession();
-    await db.collection('c').findOne({}, { session });
+    await rows(db, 'c').findOne({}, { session });
     const sessions = await mongo.client.db('admin').aggregate([{ $listLocalSessions: {} }]).toArray();
     expect(sessions.some((s) => Buffer.from(s._id.id.buffer).equals(Buffer.from(session.id!.id.buffer)))).to.equal(true);
     await session.endSession();
