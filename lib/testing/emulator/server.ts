@@ -1,8 +1,10 @@
 import net from 'node:net';
+import { runSlices, slices } from './chunked';
 import { commands, EmulatorState } from './commands';
 import { sessionKeyOf } from './commands/handshake';
 import { CommandError, toCommandError } from './errors';
-import { resolveTransaction } from './commands/transactions';
+import { stampClusterTime } from './envelope';
+import { resolveTransaction, snapshotReadAt } from './commands/transactions';
 import { HeldByTransaction, Scope, type Transaction } from './transactions';
 import type { Doc } from './values';
 import { encodeReply, parseMessage, splitMessages, type Request } from './wire';
@@ -22,8 +24,15 @@ function attempt(state: EmulatorState, request: Request, connectionId: number): 
     const sessionKey = sessionKeyOf(cmd.lsid);
     // session and transaction checks fail the command without touching the session's transaction
     txn = resolveTransaction(state, cmd, name, sessionKey);
-    scope = new Scope(state.store, state.txns, txn && txn.state === 'active' ? txn : undefined);
+    const readAt = snapshotReadAt(state, cmd, name);
+    scope = new Scope(state.store, state.txns, txn && txn.state === 'active' ? txn : undefined, readAt);
     const reply = handler({ state, db, cmd, scope, connectionId, sessionKey, txn });
+    // a snapshot read says which time it read at (the session's later reads ask for it)
+    if (readAt !== undefined) {
+      const cursor = reply.cursor as Doc | undefined;
+      if (cursor && typeof cursor === 'object') cursor.atClusterTime = state.store.clusterTime(readAt);
+      else reply.atClusterTime = state.store.clusterTime(readAt);
+    }
     // Any failed statement aborts the transaction, as on the server.
     if (txn && reply.writeErrors) state.txns.abort(txn);
     return reply;
@@ -51,6 +60,13 @@ export function execute(state: EmulatorState, request: Request, connectionId: nu
  * command's maxTimeMS), without holding up other connections.
  */
 export function run(state: EmulatorState, request: Request, connectionId: number): Doc | Promise<Doc> {
+  // a large batched write runs in slices, other connections served in between (chunked.ts)
+  const parts = slices(request);
+  if (parts) return runSlices(parts, (part) => runWhole(state, part, connectionId));
+  return runWhole(state, request, connectionId);
+}
+
+function runWhole(state: EmulatorState, request: Request, connectionId: number): Doc | Promise<Doc> {
   const first = attempt(state, request, connectionId);
   if (!(first instanceof HeldByTransaction)) return first;
   const maxTimeMS = request.command.maxTimeMS;
@@ -91,14 +107,23 @@ export async function listen(state: EmulatorState): Promise<RunningServer> {
     sockets.add(socket);
     socket.setNoDelay(true);
     const connectionId = state.nextConnectionId++;
-    let pending: Buffer = Buffer.alloc(0);
+    // bytes of the message being received: kept as chunks until it is whole (a 10,000-document
+    // insert arrives in hundreds of chunks; concatenating on each was quadratic copying)
+    let pending: Buffer[] = [];
+    let buffered = 0;
+    let needed = 4;
     // messages wait here while a command of this connection waits for a transaction to end
     const queue: Buffer[] = [];
     let waiting = false;
     socket.on('data', (chunk: Buffer) => {
-      pending = pending.length ? Buffer.concat([pending, chunk]) : chunk;
-      const { messages, rest } = splitMessages(pending);
-      pending = rest;
+      pending.push(chunk);
+      buffered += chunk.length;
+      if (buffered < needed) return;
+      const bytes = pending.length === 1 ? pending[0] : Buffer.concat(pending, buffered);
+      const { messages, rest } = splitMessages(bytes);
+      pending = rest.length ? [rest] : [];
+      buffered = rest.length;
+      needed = rest.length >= 4 ? Math.max(4, rest.readInt32LE(0)) : 4;
       for (const msg of messages) queue.push(msg);
       pump();
     });
@@ -130,6 +155,7 @@ export async function listen(state: EmulatorState): Promise<RunningServer> {
     };
     const respond = (request: Request, reply: Doc): void => {
       if (request.moreToCome) return; // w:0 — the client expects no answer
+      stampClusterTime(state, request.command, reply);
       // Streaming monitor hello: the server answers after maxAwaitTimeMS when nothing changed;
       // answering at once would make the driver's monitor spin.
       const awaited = request.command.topologyVersion !== undefined && typeof request.command.maxAwaitTimeMS === 'number';
