@@ -112,4 +112,50 @@ describe('emulator conformance (manual): $graphLookup', () => {
     expect(rest).to.deep.equal({ _id: 1, name: 'Tanya Jordan', friends: ['Shirley Soto', 'Terry Hawkins', 'Carole Hale'] });
     expect([...(golfers as string[])].sort()).to.deep.equal(['Angelo Ward', 'Carole Hale', 'Joseph Dennis', 'Tanya Jordan']);
   });
+  // Manual, $graphLookup: "Within a Single Collection" shows Dev (no reportsTo) with an empty
+  // hierarchy; that holds even when some documents lack the connectToField: a missing start value
+  // searches nothing, and a document without the connectToField is never reached (the server adds
+  // `$exists: true` to its `$in` query), while a null value matches only a stored null.
+  it('missing start values reach nothing; documents without the connectToField are never reached', async () => {
+    await put('staff', [
+      { _id: 1, name: 'Dev' },
+      { _id: 2, name: 'Eliot', reportsTo: 'Dev' },
+      { _id: 3, reportsTo: 'Dev' },
+      { _id: 4, name: null, reportsTo: 'Eliot' },
+      { _id: 5, name: 'Nobody', reportsTo: null },
+    ]);
+    const out = await db
+      .collection('staff')
+      .aggregate([
+        { $graphLookup: { from: 'staff', startWith: '$reportsTo', connectFromField: 'reportsTo', connectToField: 'name', as: 'chain' } },
+        { $project: { chain: '$chain._id' } },
+      ])
+      .toArray();
+    const sorted = out.map((d) => ({ _id: d._id, chain: [...(d.chain as number[])].sort() }));
+    expect(sorted).to.deep.equal([
+      { _id: 1, chain: [] },
+      { _id: 2, chain: [1] },
+      { _id: 3, chain: [1] },
+      { _id: 4, chain: [1, 2] },
+      { _id: 5, chain: [1, 2, 4] },
+    ]);
+  });
+
+  // Manual, $graphLookup: maxDepth is a "non-negative integral number"; unknown fields are refused.
+  it('refuses invalid specifications with the server codes', async () => {
+    const fail = async (spec: Document): Promise<number | undefined> => {
+      try {
+        await db.collection('employees').aggregate([{ $graphLookup: spec }]).toArray();
+      } catch (e) {
+        return (e as { code?: number }).code;
+      }
+      throw new Error('expected an error');
+    };
+    const base = { from: 'employees', startWith: '$reportsTo', connectFromField: 'reportsTo', connectToField: 'name', as: 'h' };
+    expect(await fail({ ...base, maxDepth: -1 })).to.equal(40101);
+    expect(await fail({ ...base, maxDepth: 1.5 })).to.equal(40102);
+    expect(await fail({ ...base, depth: 1 })).to.equal(40104);
+    const { startWith: _s, ...noStart } = base;
+    expect(await fail(noStart)).to.equal(40105);
+  });
 });

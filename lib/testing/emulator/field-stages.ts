@@ -19,7 +19,7 @@ interface Lazy {
 }
 
 /** A specification error with the server's `Location<code>` code. */
-function specError(code: number, message: string): CommandError {
+export function stageError(code: number, message: string): CommandError {
   const err = new CommandError('BadValue', message);
   Object.assign(err, { code, codeName: `Location${code}` });
   return err;
@@ -42,7 +42,7 @@ function parse(spec: Doc, stage: '$addFields' | '$project', prefix = '', into: F
     for (const part of parts.slice(0, -1)) {
       let node = level.get(part);
       if (!node?.children) {
-        if (node) throw specError(31250, `Invalid ${stage} :: caused by :: Path collision at ${prefix}${key}`);
+        if (node) throw stageError(31250, `Invalid ${stage} :: caused by :: Path collision at ${prefix}${key}`);
         level.set(part, (node = { children: new Map() }));
       }
       level = node.children as Fields;
@@ -51,17 +51,17 @@ function parse(spec: Doc, stage: '$addFields' | '$project', prefix = '', into: F
     const path = `${prefix}${key}`;
     if (isPlainObject(value) && !isExpressionObject(value)) {
       if (Object.keys(value).length === 0) {
-        if (stage === '$project') throw specError(51270, `Invalid $project :: caused by :: An empty sub-projection is not a valid value. Found empty object at path`);
+        if (stage === '$project') throw stageError(51270, `Invalid $project :: caused by :: An empty sub-projection is not a valid value. Found empty object at path`);
         level.set(last, { expr: { $literal: {} } });
         continue;
       }
       const existing = level.get(last);
-      if (existing && !existing.children) throw specError(31250, `Invalid ${stage} :: caused by :: Path collision at ${path}`);
+      if (existing && !existing.children) throw stageError(31250, `Invalid ${stage} :: caused by :: Path collision at ${path}`);
       const node: FieldNode = existing ?? { children: new Map() };
       parse(value, stage, `${path}.`, node.children);
       level.set(last, node);
     } else {
-      if (level.has(last)) throw specError(31250, `Invalid ${stage} :: caused by :: Path collision at ${path}`);
+      if (level.has(last)) throw stageError(31250, `Invalid ${stage} :: caused by :: Path collision at ${path}`);
       if (stage === '$project' && (typeof value === 'boolean' || typeof value === 'number')) level.set(last, { include: Boolean(value) });
       else level.set(last, { expr: value });
     }
@@ -97,7 +97,7 @@ function hasComputed(fields: Fields): boolean {
 }
 
 export function addFieldsStage(coll: Lazy, spec: unknown, options: unknown): Lazy {
-  if (!isPlainObject(spec)) throw specError(40272, '$addFields specification stage must be an object, got ' + typeof spec);
+  if (!isPlainObject(spec)) throw stageError(40272, '$addFields specification stage must be an object, got ' + typeof spec);
   const fields = parse(spec, '$addFields');
   if (fields.size === 0) return coll;
   return coll.map((obj) => applyComputed(obj, obj, fields, options));
@@ -123,8 +123,8 @@ function modeOf(fields: Fields): 'inclusion' | 'exclusion' {
     }
   };
   walk(fields, '', true);
-  if (exclude && computed) throw specError(31252, 'Invalid $project :: caused by :: Cannot use expression other than $meta in exclusion projection');
-  if (exclude && include) throw specError(31254, `Invalid $project :: caused by :: Cannot do exclusion on field ${firstExcluded} in inclusion projection`);
+  if (exclude && computed) throw stageError(31252, 'Invalid $project :: caused by :: Cannot use expression other than $meta in exclusion projection');
+  if (exclude && include) throw stageError(31254, `Invalid $project :: caused by :: Cannot do exclusion on field ${firstExcluded} in inclusion projection`);
   if (exclude) return 'exclusion';
   if (include || computed) return 'inclusion';
   // Only _id given: {_id: 0} excludes it, {_id: 1} includes only it.
@@ -168,8 +168,8 @@ function includeInto(value: unknown, fields: Fields): unknown {
 }
 
 export function projectStage(coll: Lazy, spec: unknown, options: unknown): Lazy {
-  if (!isPlainObject(spec)) throw specError(15969, '$project specification must be an object');
-  if (Object.keys(spec).length === 0) throw specError(51272, 'Invalid $project :: caused by :: projection specification must have at least one field');
+  if (!isPlainObject(spec)) throw stageError(15969, '$project specification must be an object');
+  if (Object.keys(spec).length === 0) throw stageError(51272, 'Invalid $project :: caused by :: projection specification must have at least one field');
   const fields = parse(spec, '$project');
   const mode = modeOf(fields);
   if (mode === 'exclusion') return coll.map((obj) => excluded(obj, fields));

@@ -12,10 +12,12 @@
  *   field, arrays by their smallest (ascending) or largest (descending) element.
  * - `$addFields`/`$set`/`$project` stages (field-stages.ts): dotted paths into arrays and scalars, and
  *   the output field order, as MongoDB.
+ * - `$graphLookup` stage (graph-lookup.ts): a missing start or connectFromField value reaches nothing.
  * - `$push`/`$addToSet` accumulators: a missing value is not added (mingo adds null).
  */
 import { compareValues, sortDocuments } from './bson-order';
 import { addFieldsStage, projectStage } from './field-stages';
+import { graphLookupStage } from './graph-lookup';
 import { isPlainObject, keyOf, type Doc } from './values';
 
 /* mingo's subpath modules: not reachable with moduleResolution "node", loaded at runtime. */
@@ -98,7 +100,7 @@ export function emulatorContext(extraPipeline: Ops = {}): ContextLike {
   return mingoCore.Context.init({
     accumulator: { ...operators.accumulator, $push: accumulateDefined, $addToSet },
     expression: { ...operators.expression, ...expressionOverrides },
-    pipeline: { ...operators.pipeline, $sort, $addFields: addFieldsStage, $set: addFieldsStage, $project: projectStage, ...extraPipeline },
+    pipeline: { ...operators.pipeline, $sort, $addFields: addFieldsStage, $set: addFieldsStage, $project: projectStage, $graphLookup: graphLookupStage, ...extraPipeline },
     projection: operators.projection,
     query: operators.query,
     window: operators.window,
