@@ -1,5 +1,8 @@
 import { expect } from 'chai';
-import { MongoServerError, type ClientSession, type Db } from 'mongodb';
+import { Binary, MongoServerError, Timestamp, type ClientSession, type Db } from 'mongodb';
+import { EmulatorState } from '../../lib/testing/emulator/commands';
+import { execute } from '../../lib/testing/emulator/server';
+import type { Request } from '../../lib/testing/emulator/wire';
 import { useMongo } from './helpers';
 
 interface Id {
@@ -392,5 +395,131 @@ describe('emulator conformance: transactions at scale', () => {
     const large = await time(10_000);
     // 4x the documents: linear is ~4x; quadratic would be ~16x
     expect(large / small, `2,500 in ${small.toFixed(0)} ms, 10,000 in ${large.toFixed(0)} ms`).to.be.below(8);
+  });
+});
+
+describe('emulator conformance: snapshot reads outside transactions (readConcern snapshot)', () => {
+  const mongo = useMongo();
+
+  it('a snapshot session reads every time as of its first read; atClusterTime comes back on the cursor', async () => {
+    const db = mongo.db('snapread');
+    const c = db.collection<Id>('c');
+    await c.insertMany([
+      { _id: 1, n: 1 },
+      { _id: 2, n: 2 },
+    ]);
+    const session = mongo.client.startSession({ snapshot: true });
+    const later = mongo.client.startSession({ snapshot: true });
+    try {
+      expect(await c.find({}, { session }).toArray()).to.have.length(2);
+      const time = (session as unknown as { snapshotTime?: unknown }).snapshotTime;
+      expect(time, 'atClusterTime of the first snapshot read').to.not.equal(undefined);
+      await c.insertOne({ _id: 3, n: 3 });
+      await c.updateOne({ _id: 1 }, { $set: { n: 10 } });
+      expect(await c.find({}, { session }).sort({ _id: 1 }).toArray()).to.deep.equal([
+        { _id: 1, n: 1 },
+        { _id: 2, n: 2 },
+      ]);
+      expect(await c.distinct('n', {}, { session })).to.have.members([1, 2]);
+      expect(await c.countDocuments({}, { session })).to.equal(2);
+      // another session asking for the same time sees the same state
+      (later as unknown as { snapshotTime?: unknown }).snapshotTime = time;
+      expect(await c.findOne({ _id: 1 }, { session: later })).to.deep.equal({ _id: 1, n: 1 });
+      expect(await c.countDocuments()).to.equal(3);
+    } finally {
+      await session.endSession();
+      await later.endSession();
+    }
+  });
+
+  it('a snapshot read at a time no longer kept is SnapshotTooOld (239); one in the future is InvalidOptions', async () => {
+    const db = mongo.db('snapread');
+    await db.collection('c').insertOne({ a: 1 });
+    const info = await db.command({ find: 'c', readConcern: { level: 'snapshot' } });
+    const at = info.cursor.atClusterTime as Timestamp;
+    expect(at).to.be.instanceOf(Timestamp);
+    await db.collection('c').insertOne({ a: 2 });
+    // `at` is kept: reads at it still work
+    expect((await db.command({ find: 'c', readConcern: { level: 'snapshot', atClusterTime: at } })).cursor.firstBatch).to.have.length(1);
+    const stale = new Timestamp({ t: at.t, i: at.i - 1 });
+    const tooOld = await failure(db.command({ find: 'c', readConcern: { level: 'snapshot', atClusterTime: stale } }));
+    expect(tooOld.codeName).to.equal('SnapshotTooOld');
+    const future = new Timestamp({ t: at.t, i: at.i + 1000 });
+    expect((await failure(db.command({ find: 'c', readConcern: { level: 'snapshot', atClusterTime: future } }))).codeName).to.equal('InvalidOptions');
+    expect((await failure(db.command({ insert: 'c', documents: [{}], readConcern: { level: 'snapshot' } }))).codeName).to.equal('InvalidOptions');
+  });
+
+  it('commitTransaction with an unsatisfiable write concern commits and reports writeConcernError (100)', async () => {
+    const db = mongo.db('snapwc');
+    await db.createCollection('c');
+    const session = mongo.client.startSession();
+    try {
+      session.startTransaction({ writeConcern: { w: 10 } });
+      await db.collection('c').insertOne({ _id: 1 } as never, { session });
+      const error = await session.commitTransaction().then(
+        () => undefined,
+        (e: unknown) => e as { code?: number; errorLabels?: string[] },
+      );
+      expect(error?.code).to.equal(100);
+    } finally {
+      await session.endSession();
+    }
+    expect(await db.collection('c').countDocuments()).to.equal(1);
+  });
+});
+
+describe('emulator conformance: session fields of a command, as the server validates them', () => {
+  const state = new EmulatorState();
+  const lsid = { id: new Binary(Buffer.alloc(16, 7), 4) };
+  let requestId = 0;
+  const send = (command: Record<string, unknown>, db = 'v'): Record<string, unknown> =>
+    execute(state, { opCode: 2013, requestId: ++requestId, command, db, moreToCome: false, exhaustAllowed: false } as Request, 1);
+
+  const refused = (reply: Record<string, unknown>, codeName: string, errmsg?: string): void => {
+    expect(reply.ok, JSON.stringify(reply)).to.equal(0);
+    expect(reply.codeName).to.equal(codeName);
+    if (errmsg !== undefined) expect(reply.errmsg).to.equal(errmsg);
+  };
+
+  it('refuses malformed transaction fields with InvalidOptions', () => {
+    refused(send({ find: 'c', lsid, txnNumber: 1, autocommit: true }), 'InvalidOptions', 'Specifying autocommit=true is not allowed.');
+    refused(send({ find: 'c', lsid, autocommit: false }), 'InvalidOptions', "'autocommit' field requires a transaction number to also be specified");
+    refused(send({ insert: 'c', documents: [{}], lsid, txnNumber: 1, startTransaction: true }), 'InvalidOptions', "'startTransaction' field requires 'autocommit' field to also be specified");
+    refused(send({ find: 'c', lsid, txnNumber: 1, autocommit: false, startTransaction: false }), 'InvalidOptions', 'Specifying startTransaction=false is not allowed.');
+    refused(send({ find: 'c', txnNumber: 1, autocommit: false }), 'InvalidOptions', 'Transaction number requires a session ID to also be specified');
+    refused(send({ find: 'c', lsid, txnNumber: 1 }), 'NotARetryableWriteCommand');
+    refused(send({ ping: 1, lsid, txnNumber: 1, autocommit: false }), 'OperationNotSupportedInTransaction', 'This command is not supported in transactions');
+  });
+
+  it('first commands that cannot start a transaction, and transaction numbers out of order', () => {
+    refused(send({ killCursors: 'c', cursors: [], lsid, txnNumber: 1, autocommit: false, startTransaction: true }), 'OperationNotSupportedInTransaction', 'Cannot run killCursors as the first operation in a multi-document transaction.');
+    refused(send({ commitTransaction: 1, lsid, txnNumber: 1, autocommit: false, startTransaction: true }, 'admin'), 'OperationNotSupportedInTransaction', 'Cannot start a transaction with a commit');
+    refused(send({ listCollections: 1, lsid, txnNumber: 1, autocommit: false, startTransaction: true }), 'OperationNotSupportedInTransaction', "Cannot run 'listCollections' in a multi-document transaction.");
+
+    expect(send({ insert: 'c', documents: [{ _id: 1 }], lsid, txnNumber: 5, autocommit: false, startTransaction: true }).ok).to.equal(1);
+    refused(send({ find: 'c', lsid, txnNumber: 5, autocommit: false, startTransaction: true }), 'ConflictingOperationInProgress');
+    refused(send({ find: 'c', lsid, txnNumber: 4, autocommit: false }), 'TransactionTooOld');
+    const mismatch = send({ find: 'c', lsid, txnNumber: 6, autocommit: false });
+    refused(mismatch, 'NoSuchTransaction', 'Given transaction number 6 does not match any in-progress transactions. The active transaction number is 5');
+    expect(mismatch.errorLabels).to.deep.equal(['TransientTransactionError']);
+    refused(send({ find: 'c', lsid, txnNumber: 5, autocommit: false, readConcern: { level: 'snapshot' } }), 'InvalidOptions', 'Only the first command in a transaction may specify a readConcern');
+    refused(send({ insert: 'c', documents: [{}], lsid, txnNumber: 5, autocommit: false, writeConcern: { w: 1 } }), 'InvalidOptions', 'writeConcern is not allowed within a multi-statement transaction');
+    // none of these refusals ended the transaction
+    expect(send({ commitTransaction: 1, lsid, txnNumber: 5, autocommit: false }, 'admin').ok).to.equal(1);
+    // commit is retryable; abort after commit and anything else after commit are not
+    expect(send({ commitTransaction: 1, lsid, txnNumber: 5, autocommit: false }, 'admin').ok).to.equal(1);
+    refused(send({ abortTransaction: 1, lsid, txnNumber: 5, autocommit: false }, 'admin'), 'TransactionCommitted', 'Transaction with { txnNumber: 5, txnRetryCounter: 0 } has been committed.');
+    refused(send({ find: 'c', lsid, txnNumber: 5, autocommit: false }), 'TransactionCommitted');
+  });
+
+  it('after an abort: NoSuchTransaction with TransientTransactionError, for commit and abort too', () => {
+    expect(send({ insert: 'c', documents: [{ _id: 2 }], lsid, txnNumber: 8, autocommit: false, startTransaction: true }).ok).to.equal(1);
+    expect(send({ abortTransaction: 1, lsid, txnNumber: 8, autocommit: false }, 'admin').ok).to.equal(1);
+    for (const command of [{ find: 'c' }, { commitTransaction: 1 }, { abortTransaction: 1 }]) {
+      const db = 'find' in command ? 'v' : 'admin';
+      const reply = send({ ...command, lsid, txnNumber: 8, autocommit: false }, db);
+      refused(reply, 'NoSuchTransaction', 'Transaction with { txnNumber: 8, txnRetryCounter: 0 } has been aborted.');
+      expect(reply.errorLabels).to.deep.equal(['TransientTransactionError']);
+    }
   });
 });

@@ -36,6 +36,7 @@ export const Codes = {
   // transactions (H2)
   ConflictingOperationInProgress: 117,
   TransactionTooOld: 225,
+  SnapshotTooOld: 239,
   MaxTimeMSExpired: 50,
   OperationNotSupportedInTransaction: 263,
   NotARetryableWriteCommand: 50768,

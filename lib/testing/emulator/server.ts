@@ -3,7 +3,7 @@ import { runSlices, slices } from './chunked';
 import { commands, EmulatorState } from './commands';
 import { sessionKeyOf } from './commands/handshake';
 import { CommandError, toCommandError } from './errors';
-import { resolveTransaction } from './commands/transactions';
+import { resolveTransaction, snapshotReadAt } from './commands/transactions';
 import { HeldByTransaction, Scope, type Transaction } from './transactions';
 import type { Doc } from './values';
 import { encodeReply, parseMessage, splitMessages, type Request } from './wire';
@@ -23,8 +23,15 @@ function attempt(state: EmulatorState, request: Request, connectionId: number): 
     const sessionKey = sessionKeyOf(cmd.lsid);
     // session and transaction checks fail the command without touching the session's transaction
     txn = resolveTransaction(state, cmd, name, sessionKey);
-    scope = new Scope(state.store, state.txns, txn && txn.state === 'active' ? txn : undefined);
+    const readAt = snapshotReadAt(state, cmd, name);
+    scope = new Scope(state.store, state.txns, txn && txn.state === 'active' ? txn : undefined, readAt);
     const reply = handler({ state, db, cmd, scope, connectionId, sessionKey, txn });
+    // a snapshot read says which time it read at (the session's later reads ask for it)
+    if (readAt !== undefined) {
+      const cursor = reply.cursor as Doc | undefined;
+      if (cursor && typeof cursor === 'object') cursor.atClusterTime = state.store.clusterTime(readAt);
+      else reply.atClusterTime = state.store.clusterTime(readAt);
+    }
     // Any failed statement aborts the transaction, as on the server.
     if (txn && reply.writeErrors) state.txns.abort(txn);
     return reply;

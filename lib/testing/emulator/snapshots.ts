@@ -26,6 +26,17 @@ export class Snapshots {
     if (seq > this.high) this.high = seq;
   }
 
+  /** Whether the state as of `seq` can still be read (a snapshot at `seq` is open). */
+  isOpen(seq: number): boolean {
+    return this.open.has(seq);
+  }
+
+  /** Keeps the state as of `seq` readable for `ms` (snapshot reads: minSnapshotHistoryWindowInSeconds). */
+  pin(seq: number, ms: number): void {
+    this.acquire(seq);
+    setTimeout(() => this.release(seq), ms).unref();
+  }
+
   release(seq: number): void {
     const n = this.open.get(seq);
     if (n === undefined) return;

@@ -1,4 +1,4 @@
-import { UUID } from 'bson';
+import { Timestamp, UUID } from 'bson';
 import { CommandError } from './errors';
 import { AccessPaths } from './field-index';
 import { idIndex, type Index } from './indexes';
@@ -190,6 +190,24 @@ export class Store {
   /** Sequence of the last commit: a snapshot taken now sees exactly the commits up to it. */
   get currentSeq(): number {
     return this.seq;
+  }
+
+  /** Seconds part of every cluster time of this instance (its start). */
+  private readonly epoch = Math.floor(Date.now() / 1000);
+
+  /**
+   * The cluster time of a commit sequence, Timestamp(start second, seq): it grows with every commit,
+   * so $clusterTime/operationTime/atClusterTime can be derived from (and mapped back to) the sequence.
+   */
+  clusterTime(seq: number = this.seq): Timestamp {
+    return new Timestamp({ t: this.epoch, i: seq });
+  }
+
+  /** The commit sequence a cluster time stands for (-1 before this instance, Infinity after). */
+  seqOf(time: Timestamp): number {
+    if (time.t < this.epoch) return -1;
+    if (time.t > this.epoch) return Infinity;
+    return time.i;
   }
 
   get(db: string, name: string): Collection | undefined {

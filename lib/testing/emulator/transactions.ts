@@ -234,6 +234,8 @@ export class Scope {
     readonly store: Store,
     readonly txns: TransactionManager,
     readonly txn?: Transaction,
+    /** Outside a transaction, readConcern snapshot: the commit sequence every read is as of. */
+    readonly readAt?: number,
   ) {
     if (!txn && txns.anyActive) this.undo = [];
   }
@@ -246,7 +248,7 @@ export class Scope {
   readsCommitted(coll: Collection): boolean {
     const txn = this.txn;
     if (coll.pendingIn && coll.pendingIn !== txn) return false;
-    if (!txn) return true;
+    if (!txn) return this.readAt === undefined || coll.lastWrite <= this.readAt;
     const overlay = txn.overlays.get(coll);
     return (!overlay || overlay.size === 0) && coll.lastWrite <= txn.snapshot;
   }
@@ -256,7 +258,7 @@ export class Scope {
     if (!coll) return [];
     const txn = this.txn;
     if (coll.pendingIn && coll.pendingIn !== txn) return [];
-    if (!txn) return Array.from(coll.docs.values());
+    if (!txn) return this.readAt === undefined ? Array.from(coll.docs.values()) : coll.listAt(this.readAt);
     const overlay = txn.overlays.get(coll);
     if (!overlay || overlay.size === 0) return coll.listAt(txn.snapshot);
     const out: Doc[] = [];
@@ -275,7 +277,7 @@ export class Scope {
   visible(coll: Collection, idKey: string): Doc | undefined {
     const txn = this.txn;
     if (coll.pendingIn && coll.pendingIn !== txn) return undefined;
-    if (!txn) return coll.docs.get(idKey);
+    if (!txn) return this.readAt === undefined ? coll.docs.get(idKey) : coll.at(idKey, this.readAt);
     const overlay = txn.overlays.get(coll);
     if (overlay && overlay.has(idKey)) return overlay.get(idKey) ?? undefined;
     return coll.at(idKey, txn.snapshot);

@@ -1,3 +1,4 @@
+import { Timestamp } from 'bson';
 import { CommandError } from '../errors';
 import { isPlainObject, type Doc } from '../values';
 import type { Collection } from '../store';
@@ -119,13 +120,11 @@ function checkNoWriteConcern(cmd: Doc, name: string): void {
 const control: (name: 'commitTransaction' | 'abortTransaction') => Handler = (name) => (ctx) => {
   if (ctx.db !== 'admin') throw new CommandError('Unauthorized', `${name} may only be run against the admin database.`);
   const txn = ctx.txn;
-  if (!txn) {
-    if (ctx.cmd.txnNumber === undefined) throw invalid(`${name} must be run within a transaction`);
-    throw invalid(`${name} must be run within a transaction`);
-  }
+  if (!txn) throw invalid(`${name} must be run within a transaction`);
   if (name === 'commitTransaction') ctx.state.txns.commit(txn);
   else if (txn.state === 'committed') throw new CommandError('TransactionCommitted', `Transaction with ${txn.label} has been committed.`);
   else ctx.state.txns.abort(txn);
+  // an unsatisfiable writeConcern is reported with the reply's envelope (envelope.ts), after the commit
   return { ok: 1 };
 };
 
@@ -139,4 +138,41 @@ export function heldBy(txns: EmulatorState['txns'], coll: Collection): Transacti
   if (coll.pendingIn) return coll.pendingIn;
   for (const t of txns.othersWriting(coll)) return t;
   return undefined;
+}
+
+/** MongoDB's minSnapshotHistoryWindowInSeconds: how long a snapshot read's time stays readable. */
+export const SNAPSHOT_HISTORY_MS = 300_000;
+/** Commands that take readConcern level snapshot outside a transaction. */
+const SNAPSHOT_READS = new Set(['find', 'aggregate', 'distinct', 'getMore']);
+
+/**
+ * readConcern {level: 'snapshot'} outside a transaction: the commit sequence the command reads as
+ * of (atClusterTime, or now: then kept readable for the history window so the session's later
+ * reads at that time see the same state); undefined for any other read concern.
+ */
+export function snapshotReadAt(state: EmulatorState, cmd: Doc, name: string): number | undefined {
+  const readConcern = cmd.readConcern;
+  if (cmd.autocommit !== undefined || !isPlainObject(readConcern)) return undefined;
+  if (readConcern.level !== 'snapshot') {
+    if (readConcern.atClusterTime !== undefined) throw invalid('readConcern.atClusterTime is only valid with level snapshot');
+    return undefined;
+  }
+  if (!SNAPSHOT_READS.has(name)) throw invalid(`Command ${name} does not support { readConcern: { level: "snapshot" } }`);
+  if (name === 'getMore') return undefined; // the cursor was computed at its snapshot
+  const at = readConcern.atClusterTime;
+  const store = state.store;
+  if (at === undefined) {
+    const seq = store.currentSeq;
+    store.snapshots.pin(seq, SNAPSHOT_HISTORY_MS);
+    return seq;
+  }
+  if (!(at instanceof Timestamp)) throw new CommandError('TypeMismatch', "BSON field 'readConcern.atClusterTime' is the wrong type, expected type 'timestamp'");
+  const seq = store.seqOf(at);
+  if (seq > store.currentSeq) {
+    throw invalid(`readConcern atClusterTime value must not be greater than the current clusterTime. Requested clusterTime: ${at.toString()}; current clusterTime: ${store.clusterTime().toString()}`);
+  }
+  if (seq !== store.currentSeq && !store.snapshots.isOpen(seq)) {
+    throw new CommandError('SnapshotTooOld', `Read timestamp ${at.toString()} is older than the oldest available timestamp.`);
+  }
+  return seq;
 }
