@@ -398,6 +398,25 @@ describe('emulator conformance: transactions at scale', () => {
   });
 });
 
+describe('emulator conformance: a large write as the first command of a transaction', () => {
+  const mongo = useMongo();
+
+  it('carries the transaction options once (a batch over 1,000 statements runs in slices)', async () => {
+    const db = mongo.db('snapslice');
+    await db.createCollection('c');
+    const session = mongo.client.startSession();
+    try {
+      session.startTransaction({ readConcern: { level: 'snapshot' } });
+      await db.collection('c').insertMany(Array.from({ length: 2_500 }, (_, i) => ({ i })), { session });
+      expect(await db.collection('c').countDocuments()).to.equal(0);
+      await session.commitTransaction();
+    } finally {
+      await session.endSession();
+    }
+    expect(await db.collection('c').countDocuments()).to.equal(2_500);
+  });
+});
+
 describe('emulator conformance: snapshot reads outside transactions (readConcern snapshot)', () => {
   const mongo = useMongo();
 

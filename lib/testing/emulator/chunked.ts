@@ -15,7 +15,7 @@ const LISTS: Record<string, string> = { insert: 'documents', update: 'updates', 
  * writes are not atomic as a whole (each statement is), so running the statements in slices of
  * CHUNK_STATEMENTS, in order, with other connections served in between, answers exactly as one run:
  * the slices' replies are merged (counts added, statement indexes shifted). Only the first slice
- * starts a transaction; an ordered batch, or one in a transaction (a failed statement aborts it),
+ * starts a transaction (and carries its readConcern); an ordered batch, or one in a transaction (a failed statement aborts it),
  * stops at the first slice with a write error.
  */
 export function slices(request: Request): Request[] | undefined {
@@ -27,7 +27,11 @@ export function slices(request: Request): Request[] | undefined {
   const out: Request[] = [];
   for (let start = 0; start < list.length; start += CHUNK_STATEMENTS) {
     const command: Doc = { ...cmd, [field]: list.slice(start, start + CHUNK_STATEMENTS) };
-    if (start > 0) delete command.startTransaction;
+    if (start > 0) {
+      // later slices continue the transaction the first one started (only a first command carries these)
+      delete command.startTransaction;
+      delete command.readConcern;
+    }
     out.push({ ...request, command });
   }
   return out;
