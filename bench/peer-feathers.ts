@@ -54,8 +54,11 @@ export function feathersPeer(uri: string): { app: (port: number, host: string) =
         // the relation filter: EXISTS on the product's category, through params.knex
         async (context: HookContext) => {
           const { category_like: pattern, ...query } = (context.params.query ?? {}) as Row;
-          if (pattern === undefined) return;
+          // query strings carry strings; Feathers' schema converters would make these numbers
+          if (query.$sort) query.$sort = Object.fromEntries(Object.entries(query.$sort as Row).map(([k, v]) => [k, Number(v)]));
+          for (const key of ['$limit', '$skip'] as const) if (query[key] !== undefined) query[key] = Number(query[key]);
           context.params.query = query;
+          if (pattern === undefined) return;
           context.params.knex = products.createQuery({ ...context.params, query }).whereExists(function (this: Knex.QueryBuilder) {
             this.select(1).from('categories').whereRaw('categories.id = products.category_id').andWhere('categories.name', 'like', String(pattern));
           });
@@ -64,7 +67,9 @@ export function feathersPeer(uri: string): { app: (port: number, host: string) =
       // the library's bulk body is {product: [...]}; Feathers creates from an array
       create: [
         async (context: HookContext) => {
-          context.data = (context.data as { product: Row[] }).product;
+          // and stamps the timestamps itself (a data resolver's job in a generated Feathers app)
+          const now = new Date();
+          context.data = (context.data as { product: Row[] }).product.map((item) => ({ ...item, created_at: now, updated_at: now }));
         },
       ],
     },

@@ -78,8 +78,9 @@ async function main(): Promise<void> {
       const url = `${process.env.PROFILE_TARGET === 'baseline' ? child.ready.baseline : child.ready.library}${path}`;
       const first = await fetch(url);
       if (!first.ok) throw new Error(`${url} -> ${first.status}: ${await first.text()}`);
-      await autocannon({ url, connections: 10, duration: 2 });
-      const r = await autocannon({ url, connections: 10, duration: seconds });
+      const connections = Number(process.env.BENCH_CONNECTIONS ?? 10);
+      await autocannon({ url, connections, duration: 2 });
+      const r = await autocannon({ url, connections, duration: seconds });
       console.log(`${r.requests.average} req/s, p50 ${r.latency.p50} ms, non-2xx ${r.non2xx}`);
     } finally {
       await child.stop();
