@@ -230,6 +230,21 @@ describe('emulator conformance (manual): $unwind, $group, $sort, $skip/$limit, $
         { _id: {}, n: 2 },
       ]);
     });
+    // Manual, $max/$min (accumulators): values of different types compare in BSON order ("Comparison/
+    // Sort Order"), null and missing are ignored; $group keys are whole values, so embedded documents
+    // with the same fields in another order are different groups.
+    it('$max/$min across types; group keys compare field order', async () => {
+      const oid = new ObjectId('0123456789abcdef01234567');
+      await seed('mixed', [{ _id: 1, v: true }, { _id: 2, v: oid }, { _id: 3, v: new Date(0) }, { _id: 4, v: null }, { _id: 5 }, { _id: 6, v: 'text' }]);
+      expect(await run('mixed', [{ $group: { _id: null, max: { $max: '$v' }, min: { $min: '$v' } } }])).to.deep.equal([{ _id: null, max: new Date(0), min: 'text' }]);
+      await seed('keys', [{ _id: 1, k: { a: 1, b: 2 } }, { _id: 2, k: { b: 2, a: 1 } }, { _id: 3, k: { a: 1, b: 2 } }]);
+      const groups = await run('keys', [{ $group: { _id: '$k', n: { $sum: 1 } } }]);
+      expect(groups).to.have.deep.members([
+        { _id: { a: 1, b: 2 }, n: 2 },
+        { _id: { b: 2, a: 1 }, n: 1 },
+      ]);
+      expect(groups).to.have.length(2);
+    });
   });
 
   describe('$sort, $skip, $limit', () => {

@@ -13,12 +13,14 @@
  * - `$addFields`/`$set`/`$project` stages (field-stages.ts): dotted paths into arrays and scalars, and
  *   the output field order, as MongoDB.
  * - `$graphLookup` stage (graph-lookup.ts): a missing start or connectFromField value reaches nothing.
- * - `$push`/`$addToSet` accumulators: a missing value is not added (mingo adds null).
+ * - `$group` stage and `$push`/`$addToSet`/`$min`/`$max` accumulators (group-stage.ts): group keys
+ *   compare with field order, missing values are not pushed, min/max in BSON order.
  */
 import { compareValues, sortDocuments } from './bson-order';
 import { addFieldsStage, projectStage } from './field-stages';
 import { graphLookupStage } from './graph-lookup';
-import { isPlainObject, keyOf, type Doc } from './values';
+import { accumulatorOverrides, groupStage } from './group-stage';
+import { isPlainObject, type Doc } from './values';
 
 /* mingo's subpath modules: not reachable with moduleResolution "node", loaded at runtime. */
 /* eslint-disable @typescript-eslint/no-require-imports */
@@ -76,31 +78,12 @@ function $sort(coll: Lazy, spec: unknown): Lazy {
   return coll.transform((docs) => Lazy(sortDocuments(docs, spec as Record<string, 1 | -1>)));
 }
 
-function accumulateDefined(coll: Doc[], expr: unknown, options: unknown): unknown[] {
-  const copts = (options as ComputeOptionsLike).constructor.init(options);
-  const out: unknown[] = [];
-  for (const root of coll) {
-    const v = mingoCore.evalExpr(root, expr, copts.update({ root }));
-    if (v !== undefined) out.push(v);
-  }
-  return out;
-}
-
-function $addToSet(coll: Doc[], expr: unknown, options: unknown): unknown[] {
-  const seen = new Map<string, unknown>();
-  for (const v of accumulateDefined(coll, expr, options)) {
-    const k = keyOf(v);
-    if (!seen.has(k)) seen.set(k, v);
-  }
-  return [...seen.values()];
-}
-
 /** A fresh context with the emulator's operator set plus `extraPipeline` stages. */
 export function emulatorContext(extraPipeline: Ops = {}): ContextLike {
   return mingoCore.Context.init({
-    accumulator: { ...operators.accumulator, $push: accumulateDefined, $addToSet },
+    accumulator: { ...operators.accumulator, ...accumulatorOverrides },
     expression: { ...operators.expression, ...expressionOverrides },
-    pipeline: { ...operators.pipeline, $sort, $addFields: addFieldsStage, $set: addFieldsStage, $project: projectStage, $graphLookup: graphLookupStage, ...extraPipeline },
+    pipeline: { ...operators.pipeline, $sort, $addFields: addFieldsStage, $set: addFieldsStage, $project: projectStage, $graphLookup: graphLookupStage, $group: groupStage, ...extraPipeline },
     projection: operators.projection,
     query: operators.query,
     window: operators.window,
