@@ -33,6 +33,9 @@ export const Codes = {
   CommandNotSupportedOnView: 166,
   OptionNotSupportedOnView: 167,
   Location6047401: 6047401,
+  Location51183: 51183,
+  Location51132: 51132,
+  Location13113: 13113,
   // transactions (H2)
   ConflictingOperationInProgress: 117,
   TransactionTooOld: 225,

@@ -3,6 +3,7 @@ import { runSlices, slices } from './chunked';
 import { commands, EmulatorState } from './commands';
 import { sessionKeyOf } from './commands/handshake';
 import { CommandError, toCommandError } from './errors';
+import { stampClusterTime } from './envelope';
 import { resolveTransaction, snapshotReadAt } from './commands/transactions';
 import { HeldByTransaction, Scope, type Transaction } from './transactions';
 import type { Doc } from './values';
@@ -154,6 +155,7 @@ export async function listen(state: EmulatorState): Promise<RunningServer> {
     };
     const respond = (request: Request, reply: Doc): void => {
       if (request.moreToCome) return; // w:0 — the client expects no answer
+      stampClusterTime(state, request.command, reply);
       // Streaming monitor hello: the server answers after maxAwaitTimeMS when nothing changed;
       // answering at once would make the driver's monitor spin.
       const awaited = request.command.topologyVersion !== undefined && typeof request.command.maxAwaitTimeMS === 'number';

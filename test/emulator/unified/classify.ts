@@ -1,4 +1,5 @@
 import type { Json, SpecFile, SpecTest } from './load';
+import { driverDeviation } from './driver-deviations';
 import { isSupported } from './operations';
 import { unmetAll, type ServerInfo } from './requirements';
 
@@ -35,6 +36,8 @@ export function skipReason(file: SpecFile, test: SpecTest, info: ServerInfo): st
   const unmet = unmetAll(file.runOnRequirements, info) ?? unmetAll(test.runOnRequirements, info);
   if (unmet) return `runOnRequirements: ${unmet}`;
   if (test.skipReason) return 'skipReason given by the spec';
+  const deviation = driverDeviation(file.folder, file.file, test.description);
+  if (deviation) return deviation;
   const ops = operationsOf(test.operations);
   if (ops.some((op) => op.name === 'failPoint' || op.name === 'targetedFailPoint')) return FAIL_POINT_REASON;
   const missing = ops.find((op) => !isSupported(String(op.name)));

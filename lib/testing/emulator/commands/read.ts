@@ -5,6 +5,7 @@ import { byId } from '../by-id';
 import { collectionName, optionalNumber, resolverFor, type CommandContext, type Handler } from './context';
 import { checkCollation, checkHint, letVariables } from './options';
 import { localSessions } from './sessions';
+import { runWriteStage, splitWriteStage } from './write-stages';
 
 function ns(ctx: CommandContext, coll: string): string {
   return `${ctx.db}.${coll}`;
@@ -72,7 +73,12 @@ const aggregateCmd: Handler = (ctx) => {
     source = picked.docs;
     pipeline = Object.keys(picked.rest).length ? [{ $match: picked.rest }, ...pipeline.slice(1)] : pipeline.slice(1);
   }
-  const out = aggregate(source, pipeline, resolverFor(ctx), variables);
+  const split = splitWriteStage(pipeline);
+  let out = aggregate(source, split.pipeline, resolverFor(ctx), variables);
+  if (split.stage) {
+    runWriteStage(ctx, split.stage, out);
+    out = [];
+  }
   const cursor = isPlainObject(cmd.cursor) ? cmd.cursor : {};
   return ctx.state.cursors.first(ns(ctx, name), out, { batchSize: optionalNumber(cursor.batchSize, 'batchSize'), sessionKey: ctx.sessionKey });
 };
