@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { MongoServerError, type Collection, type Db } from 'mongodb';
+import { MongoServerError, MongoWriteConcernError, Timestamp, type Collection, type Db } from 'mongodb';
 
 type Row = { _id: number; [field: string]: unknown };
 import { freshDbName, useMongo } from './helpers';
@@ -113,5 +113,46 @@ describe('emulator conformance: let, collation, hint, validators, collection opt
     const sessions = await mongo.client.db('admin').aggregate([{ $listLocalSessions: {} }]).toArray();
     expect(sessions.some((s) => Buffer.from(s._id.id.buffer).equals(Buffer.from(session.id!.id.buffer)))).to.equal(true);
     await session.endSession();
+  });
+  it('stamps replies with operationTime and $clusterTime, advancing with writes', async () => {
+    const before = await db.command({ ping: 1 });
+    expect(before.operationTime).to.be.instanceOf(Timestamp);
+    expect(before.$clusterTime.clusterTime).to.be.instanceOf(Timestamp);
+    expect(Number(before.$clusterTime.signature.keyId)).to.equal(0);
+    const write = await db.command({ insert: 'c', documents: [{ _id: 10 }] });
+    expect(write.operationTime.greaterThan(before.operationTime)).to.equal(true);
+    const read = await db.command({ find: 'c', filter: {}, readConcern: { afterClusterTime: write.operationTime } });
+    expect(read.cursor.firstBatch).to.have.length(4);
+    const failed = await refusal(db.command({ frobnicate: 1 }));
+    expect(failed.errorResponse.operationTime).to.be.instanceOf(Timestamp);
+  });
+
+  it('answers w > 1 with a writeConcernError after applying the write', async () => {
+    const err = await db.command({ insert: 'c', documents: [{ _id: 11 }], writeConcern: { w: 3 } }).then(
+      () => expect.fail('a write concern error was expected'),
+      (e: unknown) => e,
+    );
+    expect(err).to.be.instanceOf(MongoWriteConcernError);
+    expect((err as MongoWriteConcernError).code).to.equal(100);
+    expect(await rows(db, 'c').countDocuments({ _id: 11 })).to.equal(1);
+  });
+
+  it('writes aggregate results with $out and $merge', async () => {
+    const c = rows(db, 'c');
+    await rows(db, 'o').insertOne({ _id: 99 });
+    expect(await c.aggregate([{ $match: { x: { $gte: 2 } } }, { $out: 'o' }]).toArray()).to.deep.equal([]);
+    expect(await rows(db, 'o').find().sort({ _id: 1 }).toArray()).to.deep.equal([{ _id: 2, name: 'b', x: 2 }, { _id: 3, name: 'B', x: 3 }]);
+    await rows(db, 'm').insertMany([{ _id: 1, x: 100, keep: true }, { _id: 7, x: 7 }]);
+    await c.aggregate([{ $project: { x: 1 } }, { $merge: { into: 'm' } }]).toArray();
+    expect(await rows(db, 'm').find().sort({ _id: 1 }).toArray()).to.deep.equal([
+      { _id: 1, x: 1, keep: true },
+      { _id: 2, x: 2 },
+      { _id: 3, x: 3 },
+      { _id: 7, x: 7 },
+    ]);
+    await c.aggregate([{ $merge: { into: 'm', whenMatched: [{ $set: { x: { $add: ['$x', '$$new.x'] } } }], whenNotMatched: 'discard' } }]).toArray();
+    expect((await rows(db, 'm').findOne({ _id: 3 }))?.x).to.equal(6);
+    const dup = await refusal(c.aggregate([{ $merge: { into: 'm', whenMatched: 'fail' } }]).toArray());
+    expect(dup.code).to.equal(11000);
   });
 });
