@@ -322,6 +322,32 @@ describe('emulator conformance (manual): $unwind, $group, $sort, $skip/$limit, $
     });
   });
 
+  // Manual, $skip ("positive integer"), $limit ("positive 64-bit integer"), $sort ("1 or -1"),
+  // $unwind ("prefix the field name with a dollar sign"), $lookup (as is required), $addFields: invalid
+  // arguments are refused with the server's codes.
+  it('invalid stage arguments are refused with the server codes', async () => {
+    await seed('any', [{ _id: 1, a: [1] }]);
+    const code = async (stage: Document): Promise<number | undefined> => {
+      try {
+        await run('any', [stage]);
+      } catch (e) {
+        return (e as { code?: number }).code;
+      }
+      throw new Error(`expected ${JSON.stringify(stage)} to fail`);
+    };
+    expect(await code({ $skip: -1 })).to.equal(5107200);
+    expect(await code({ $limit: 0 })).to.equal(15958);
+    expect(await code({ $limit: -2 })).to.equal(5107201);
+    expect(await code({ $sort: { a: 2 } })).to.equal(15975);
+    expect(await code({ $sort: {} })).to.equal(15976);
+    expect(await code({ $unwind: 'a' })).to.equal(28818);
+    expect(await code({ $group: { n: { $sum: 1 } } })).to.equal(15955);
+    expect(await code({ $group: { _id: null, n: 1 } })).to.equal(40234);
+    expect(await code({ $lookup: { from: 'any', localField: 'a', foreignField: 'a' } })).to.equal(40321);
+    expect(await code({ $addFields: {} })).to.equal(40177);
+    expect(await code({ $facet: { x: [{ $skip: -1 }] } })).to.equal(5107200);
+  });
+
   // Manual, $facet: the artwork example (sub-pipelines $unwind + $sortByCount, $match + $bucket,
   // $bucketAuto) over the same input.
   it('$facet runs independent sub-pipelines over the same documents', async () => {

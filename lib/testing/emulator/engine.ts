@@ -3,6 +3,7 @@ import { serialize } from 'bson';
 import { CommandError, toCommandError } from './errors';
 import { HASH_LOOKUP_STAGE, makeLookupOperator } from './lookup';
 import { emulatorContext, filterContext } from './mingo-context';
+import { checkStage } from './stage-checks';
 import { cloneDeep, isOperatorObject, isPlainObject, type Doc } from './values';
 
 /** Resolves `from` of $lookup/$graphLookup/$unionWith to the visible documents of a collection. */
@@ -57,6 +58,35 @@ export interface FindOptions {
   variables?: Doc;
 }
 
+/**
+ * The find result as a lazy iterator over `source` (which may be a live view of the collection):
+ * without a sort, documents are filtered, skipped, limited and projected as a cursor's batches ask
+ * for them, so a first batch or a small limit costs what it returns, not the collection's size.
+ * A sort still reads everything first (mingo sorts the whole input).
+ */
+export function findLazy(source: Iterable<Doc>, opts: FindOptions): Iterator<Doc> {
+  const query = compileFilter(opts.filter, opts.variables);
+  const sort = parseSort(opts.sort);
+  const projection = isPlainObject(opts.projection) && Object.keys(opts.projection).length ? opts.projection : undefined;
+  const cursor = wrap(() => {
+    let c = query.find<Doc>(source, projection);
+    if (sort) c = c.sort(sort);
+    if (opts.skip) c = c.skip(opts.skip);
+    return c;
+  });
+  // the limit is counted here: mingo's limit filters out the rest, reading the source to its end
+  let left = opts.limit ? Math.abs(opts.limit) : Infinity;
+  return {
+    next: () => {
+      if (left <= 0) return { done: true, value: undefined };
+      const value = wrap(() => cursor.next());
+      if (value === undefined) return { done: true, value: undefined };
+      left--;
+      return { done: false, value };
+    },
+  };
+}
+
 export function find(docs: Doc[], opts: FindOptions): Doc[] {
   const query = compileFilter(opts.filter, opts.variables);
   const sort = parseSort(opts.sort);
@@ -91,6 +121,7 @@ function rewriteStages(stages: Doc[]): Doc[] {
   for (const stage of stages) {
     const [name] = Object.keys(stage);
     const arg = stage[name];
+    checkStage(name, arg);
     if (name === '$count' && typeof arg === 'string') {
       out.push({ $group: { _id: null, [arg]: { $sum: 1 } } }, { $project: { _id: 0, [arg]: 1 } });
     } else if (name === '$facet' && isPlainObject(arg)) {
