@@ -2,6 +2,9 @@ import { expect } from 'chai';
 import { Binary, MongoServerError, Timestamp, type ClientSession, type Db } from 'mongodb';
 import { EmulatorState } from '../../lib/testing/emulator/commands';
 import { execute } from '../../lib/testing/emulator/server';
+import { Store } from '../../lib/testing/emulator/store';
+import { Scope, TransactionManager } from '../../lib/testing/emulator/transactions';
+import { keyOf } from '../../lib/testing/emulator/values';
 import type { Request } from '../../lib/testing/emulator/wire';
 import { useMongo } from './helpers';
 
@@ -540,5 +543,35 @@ describe('emulator conformance: session fields of a command, as the server valid
       refused(reply, 'NoSuchTransaction', 'Transaction with { txnNumber: 8, txnRetryCounter: 0 } has been aborted.');
       expect(reply.errorLabels).to.deep.equal(['TransientTransactionError']);
     }
+  });
+});
+
+describe('emulator internals: old versions are kept only while a snapshot needs them', () => {
+  it('history grows while a transaction is open and is dropped when the last snapshot that can read it closes', () => {
+    const store = new Store();
+    const txns = new TransactionManager(store);
+    const coll = store.ensure('db', 'c').coll;
+    const plain = (): Scope => new Scope(store, txns);
+    plain().write(coll, keyOf(1), { _id: 1, v: 0 }, true);
+    plain().write(coll, keyOf(1), { _id: 1, v: 1 }, false);
+    expect(coll.history.size, 'no transaction open: nothing kept').to.equal(0);
+
+    const older = txns.start('s1', 1);
+    plain().write(coll, keyOf(1), { _id: 1, v: 2 }, false);
+    const newer = txns.start('s2', 1);
+    plain().write(coll, keyOf(1), { _id: 1, v: 3 }, false);
+    plain().write(coll, keyOf(2), { _id: 2 }, true);
+    expect(new Scope(store, txns, older).list(coll)).to.deep.equal([{ _id: 1, v: 1 }]);
+    expect(new Scope(store, txns, newer).list(coll)).to.deep.equal([{ _id: 1, v: 2 }]);
+    expect(new Scope(store, txns, older).readsCommitted(coll)).to.equal(false);
+    expect(coll.history.get(keyOf(1))).to.have.length(2);
+
+    txns.abort(older);
+    // only the version the newer snapshot reads is left
+    expect(coll.history.get(keyOf(1))).to.deep.equal([{ seq: store.currentSeq - 2, doc: { _id: 1, v: 2 } }]);
+    expect(new Scope(store, txns, newer).visible(coll, keyOf(1))).to.deep.equal({ _id: 1, v: 2 });
+    txns.commit(newer);
+    expect(coll.history.size).to.equal(0);
+    expect(plain().list(coll)).to.deep.equal([{ _id: 1, v: 3 }, { _id: 2 }]);
   });
 });
