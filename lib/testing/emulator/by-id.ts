@@ -127,3 +127,23 @@ export function byId(scope: Scope, coll: Collection | undefined, filter: unknown
   if (!best) return null;
   return { docs: fromIndex(coll, best[0], best[1]), rest: filter };
 }
+
+/**
+ * What a find scans when no index applies: a live view of the committed documents (natural
+ * order; a later batch sees later writes, as a MongoDB cursor yielding between batches does) when
+ * the command reads current committed state outside any transaction or snapshot, else the scope's
+ * materialised view, which keeps a transaction's snapshot for the cursor's whole life.
+ */
+export function scanSource(scope: Scope, coll: Collection | undefined): Iterable<Doc> {
+  if (!coll) return [];
+  const s = scope as unknown as { txn?: unknown; readAt?: unknown };
+  if (s.txn === undefined && s.readAt === undefined && readsCommitted(scope, coll)) return { [Symbol.iterator]: () => coll.docs.values() };
+  return scope.list(coll);
+}
+
+/** How many documents the scope sees in `coll`, without listing them when it reads committed state. */
+export function visibleCount(scope: Scope, coll: Collection | undefined): number | undefined {
+  if (!coll || !readsCommitted(scope, coll)) return undefined;
+  const s = scope as unknown as { txn?: unknown; readAt?: unknown };
+  return s.txn === undefined && s.readAt === undefined ? coll.docs.size : undefined;
+}

@@ -9,48 +9,77 @@ const DEFAULT_FIRST_BATCH = 101;
 interface OpenCursor {
   id: number;
   ns: string;
-  docs: Doc[];
-  position: number;
+  /** The rest of the results, computed as getMore asks for them (see `first`). */
+  source: Iterator<Doc>;
+  /** The next document, already pulled from `source` (to know whether any is left). */
+  ahead: Doc | undefined;
   sessionKey?: string;
 }
 
-/** Results are materialised once; a cursor is an offset into them that getMore advances. */
+/**
+ * Open cursors. A result is an array or a lazy iterator (find without a sort streams the
+ * collection): batches are pulled from it by the first reply and each getMore, one document ahead
+ * so the cursor id is 0 exactly when nothing is left, as when the whole result was materialised.
+ */
 export class CursorRegistry {
   private readonly open = new Map<number, OpenCursor>();
   private nextId = 1;
 
-  private take(docs: Doc[], from: number, batchSize: number | undefined): Doc[] {
+  /** Up to `batchSize` documents (and the reply size limit) from `c`; keeps one document ahead. */
+  private take(c: OpenCursor, batchSize: number | undefined): Doc[] {
     const limit = batchSize && batchSize > 0 ? batchSize : Number.MAX_SAFE_INTEGER;
     const out: Doc[] = [];
     let bytes = 0;
-    for (let i = from; i < docs.length && out.length < limit; i++) {
-      bytes += calculateObjectSize(docs[i]);
-      if (out.length > 0 && bytes > MAX_BATCH_BYTES) break;
-      out.push(docs[i]);
+    while (out.length < limit) {
+      const doc = c.ahead ?? this.pull(c);
+      c.ahead = undefined;
+      if (doc === undefined) break;
+      bytes += calculateObjectSize(doc);
+      if (out.length > 0 && bytes > MAX_BATCH_BYTES) {
+        c.ahead = doc;
+        break;
+      }
+      out.push(doc);
     }
+    if (c.ahead === undefined) c.ahead = this.pull(c);
     return out;
   }
 
+  private pull(c: OpenCursor): Doc | undefined {
+    const r = c.source.next();
+    return r.done ? undefined : r.value;
+  }
+
   /** Build the `{cursor: {firstBatch, id, ns}}` reply and keep the rest open when needed. */
-  first(ns: string, docs: Doc[], opts: { batchSize?: number; singleBatch?: boolean; sessionKey?: string }): Doc {
+  first(ns: string, docs: Doc[] | Iterator<Doc>, opts: { batchSize?: number; singleBatch?: boolean; sessionKey?: string }): Doc {
     const batchSize = opts.batchSize === undefined ? DEFAULT_FIRST_BATCH : opts.batchSize;
+    const c: OpenCursor = { id: 0, ns, source: Array.isArray(docs) ? docs[Symbol.iterator]() : docs, ahead: undefined, sessionKey: opts.sessionKey };
     // batchSize 0 means "open the cursor but return nothing yet".
-    const batch = batchSize === 0 ? [] : this.take(docs, 0, batchSize);
-    let id = 0;
-    if (batch.length < docs.length && !opts.singleBatch) {
-      id = this.nextId++;
-      this.open.set(id, { id, ns, docs, position: batch.length, sessionKey: opts.sessionKey });
+    let batch: Doc[];
+    if (batchSize === 0) {
+      batch = [];
+      c.ahead = this.pull(c);
+    } else batch = this.take(c, batchSize);
+    if (c.ahead !== undefined && !opts.singleBatch) {
+      c.id = this.nextId++;
+      this.open.set(c.id, c);
     }
-    return { cursor: { firstBatch: batch, id: Long.fromNumber(id), ns }, ok: 1 };
+    return { cursor: { firstBatch: batch, id: Long.fromNumber(c.id), ns }, ok: 1 };
   }
 
   more(ns: string, id: number, batchSize: number | undefined): Doc {
     const c = this.open.get(id);
     if (!c || c.ns !== ns) throw new CommandError('CursorNotFound', `cursor id ${id} not found`);
-    const batch = this.take(c.docs, c.position, batchSize);
-    c.position += batch.length;
+    let batch: Doc[];
+    try {
+      batch = this.take(c, batchSize);
+    } catch (err) {
+      // the server kills a cursor whose getMore failed
+      this.open.delete(id);
+      throw err;
+    }
     let outId = id;
-    if (c.position >= c.docs.length) {
+    if (c.ahead === undefined) {
       this.open.delete(id);
       outId = 0;
     }

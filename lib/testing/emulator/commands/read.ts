@@ -1,7 +1,7 @@
 import { CommandError } from '../errors';
-import { aggregate, compileFilter, find } from '../engine';
+import { aggregate, compileFilter, findLazy } from '../engine';
 import { isPlainObject, keyOf, pathValues, type Doc } from '../values';
-import { byId } from '../by-id';
+import { byId, scanSource, visibleCount } from '../by-id';
 import { collectionName, optionalNumber, resolverFor, type CommandContext, type Handler } from './context';
 import { checkCollation, checkHint, letVariables } from './options';
 import { localSessions } from './sessions';
@@ -20,7 +20,8 @@ const findCmd: Handler = (ctx) => {
   checkHint(coll, cmd.hint);
   const variables = letVariables(cmd.let, 'find');
   const picked = byId(ctx.scope, coll, cmd.filter);
-  const docs = find(picked ? picked.docs : ctx.scope.list(coll), {
+  // lazy: batches are computed as the first reply and getMore ask for them (engine.ts findLazy)
+  const docs = findLazy(picked ? picked.docs : scanSource(ctx.scope, coll), {
     variables,
     filter: picked ? picked.rest : cmd.filter,
     sort: cmd.sort,
@@ -57,7 +58,8 @@ const aggregateCmd: Handler = (ctx) => {
   checkCollation(cmd.collation);
   checkHint(coll, cmd.hint);
   const variables = letVariables(cmd.let, 'aggregate');
-  let source = dbLevel ? [] : ctx.scope.list(coll);
+  // listed only when no index picks the leading $match's candidates
+  let source: Doc[] | undefined = dbLevel ? [] : undefined;
   let pipeline = cmd.pipeline;
   const firstStage = Array.isArray(pipeline) && isPlainObject(pipeline[0]) ? Object.keys(pipeline[0])[0] : undefined;
   if (firstStage === '$listSearchIndexes') throw new CommandError('Location6047401', '$listSearchIndexes stage is only allowed on MongoDB Atlas');
@@ -74,7 +76,7 @@ const aggregateCmd: Handler = (ctx) => {
     pipeline = Object.keys(picked.rest).length ? [{ $match: picked.rest }, ...pipeline.slice(1)] : pipeline.slice(1);
   }
   const split = splitWriteStage(pipeline);
-  let out = aggregate(source, split.pipeline, resolverFor(ctx), variables);
+  let out = aggregate(source ?? ctx.scope.list(coll), split.pipeline, resolverFor(ctx), variables);
   if (split.stage) {
     runWriteStage(ctx, split.stage, out);
     out = [];
@@ -88,8 +90,13 @@ const count: Handler = (ctx) => {
   const { cmd } = ctx;
   checkCollation(cmd.collation);
   checkHint(ctx.state.store.get(ctx.db, name), cmd.hint);
-  const query = compileFilter(cmd.query);
-  let n = ctx.scope.list(ctx.state.store.get(ctx.db, name)).filter((d) => query.test(d)).length;
+  const coll = ctx.state.store.get(ctx.db, name);
+  // no query: the collection's size; an indexed query: only the index's candidates are tested
+  const everything = !isPlainObject(cmd.query) || Object.keys(cmd.query).length === 0;
+  const size = everything ? visibleCount(ctx.scope, coll) : undefined;
+  const picked = everything ? null : byId(ctx.scope, coll, cmd.query);
+  const query = compileFilter(picked ? picked.rest : cmd.query);
+  let n = size ?? (picked ? picked.docs : ctx.scope.list(coll)).filter((d) => query.test(d)).length;
   const skip = optionalNumber(cmd.skip, 'skip') ?? 0;
   const limit = Math.abs(optionalNumber(cmd.limit, 'limit') ?? 0);
   n = Math.max(0, n - skip);
