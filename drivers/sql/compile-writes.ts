@@ -25,13 +25,13 @@ function toJsonRecord(info: StorageInfo, fields: string[], record: Record<string
 const MANAGED = (info: StorageInfo, key: string): Set<string> => new Set([key, info.createdAt, info.updatedAt].filter((f): f is string => !!f));
 
 /** One multi-row INSERT ... RETURNING key, in input order. `records` hold model fields only. */
-export function compileInsert(info: StorageInfo, key: string, records: Record<string, unknown>[]): SqlStatement {
+export function compileInsert(info: StorageInfo, key: string, records: Record<string, unknown>[], returned: string[] = [key]): SqlStatement {
   const managed = MANAGED(info, key);
   const fields = [...new Set(records.flatMap((r) => Object.keys(r)))].filter((f) => f in info.columns && !managed.has(f));
   const table = tableSql(info);
   const stamps = [info.createdAt, info.updatedAt].filter((f): f is string => !!f);
   const targets = [...fields, ...stamps].map((f) => quoteIdent(columnOf(info, f)));
-  const returning = `RETURNING ${quoteIdent(columnOf(info, key))} AS ${quoteIdent(key)}`;
+  const returning = `RETURNING ${returned.map((f) => `${quoteIdent(columnOf(info, f))} AS ${quoteIdent(f)}`).join(', ')}`;
   if (targets.length === 0) {
     return { sql: `INSERT INTO ${table} (${quoteIdent(columnOf(info, key))}) VALUES ${records.map(() => '(DEFAULT)').join(', ')} ${returning}`, bind: [] };
   }

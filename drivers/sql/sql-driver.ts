@@ -8,7 +8,8 @@ import type { ModelDeclaration } from '../../lib/resource/relation-declaration';
 import { ConnectionDriver } from '../../lib/driver/connection-driver';
 import type { FieldInfo } from '../../lib/resource/model-info';
 import { compileList, type CompiledList } from './compile-list';
-import type { RelationPlan } from './compile-relations';
+import { selectFields, type RelationPlan } from './compile-relations';
+import { CompileContext } from './compile-context';
 import { compileDelete, compileExistingIds, compileInsert, compileUpdate } from './compile-writes';
 import { convertValue } from './convert-value';
 import { attributesOf, describeSequelizeModel } from './describe-model';
@@ -121,6 +122,15 @@ export class SqlDriver extends ConnectionDriver<Sequelize> implements Driver {
     const filled = this.withDefaults(model, records);
     const rows = await this.run(compileInsert(info, key, filled), this.tx(tx));
     return rows.map((r) => Number(r[key]));
+  }
+
+  /** One INSERT ... RETURNING the read's columns: the new rows without reading them back. */
+  async insertRows(model: string, records: Record<string, unknown>[], tx: Transaction, read: ListQuery): Promise<Row[]> {
+    if (records.length === 0) return [];
+    const fields = selectFields(new CompileContext(this.requireCatalog(), this.tables), model, read.select, []);
+    const key = this.requireCatalog().model(model).key;
+    const rows = await this.run(compileInsert(this.table(model), key, this.withDefaults(model, records), fields), this.tx(tx));
+    return rows.map((r) => this.shape(model, fields, r));
   }
 
   async update(model: string, items: UpdateItem[], tx: Transaction, guard?: UpdateGuard): Promise<number> {

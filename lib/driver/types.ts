@@ -146,6 +146,13 @@ export interface Driver {
   insert(model: string, records: Record<string, unknown>[], tx: Transaction): Promise<Id[]>;
 
   /**
+   * Optional: insert as `insert` does and return the new rows as `list(read)` would read them
+   * (`read`: the by-ids read of the new records, its select narrowed to the caller's view; no
+   * relations), in the statement that inserts them. Saves reading back a bulk insert.
+   */
+  insertRows?(model: string, records: Record<string, unknown>[], tx: Transaction, read: ListQuery): Promise<Row[]>;
+
+  /**
    * Apply changes to existing records (bulk, one statement); updated_at is set by the driver.
    * Returns how many records were updated (with a guard, those that still passed it).
    */

@@ -60,9 +60,16 @@ function mismatch(type: FieldType, value: unknown): string | null {
  * operator-like keys. The same 422 on both drivers instead of a driver-specific cast.
  */
 export function checkValues(model: ModelInfo, record: Record<string, unknown>, prefix: string, errors: FieldErrors): void {
-  for (const [name, value] of Object.entries(record)) {
+  // a bulk write checks thousands of values: no key string is built unless some error exists
+  let anyErrors = false;
+  for (const _ in errors) {
+    anyErrors = true;
+    break;
+  }
+  for (const name of Object.keys(record)) {
+    const value = record[name];
     const field: FieldInfo | undefined = Object.prototype.hasOwnProperty.call(model.fields, name) ? model.fields[name] : undefined;
-    if (!field || value === null || value === undefined || errors[`${prefix}${name}`]) continue;
+    if (!field || value === null || value === undefined || (anyErrors && errors[`${prefix}${name}`])) continue;
     let problem: string | null;
     if (field.type === 'array') {
       const itemType = field.itemType ?? 'object';

@@ -178,6 +178,18 @@ describe('round-trip budget', function () {
       expect(statements[0]).to.match(/WITH RECURSIVE/);
     });
 
+    it('a bulk create of 1 and of 200 records runs the same four statements (references, BEGIN, INSERT ... RETURNING the rows, COMMIT)', async () => {
+      const http = asAdmin(example);
+      const category = (await http.post('/api/v1/categories').send({ name: `Bulk budget ${Date.now()}` }).expect(200)).body.model;
+      for (const n of [1, 200]) {
+        statements.length = 0;
+        const product = Array.from({ length: n }, (_, i) => ({ name: `Bulk ${n} ${i}`, sku: `BULK-BUDGET-${n}-${i}-${Date.now()}`, price: i, category_id: category.id }));
+        const res = await http.post('/api/v1/products').send({ product }).expect(200);
+        expect(res.body.models.map((m: { model: { sku: string; category_id: unknown } }) => [m.model.sku, m.model.category_id])).to.deep.equal(product.map((p) => [p.sku, category.id]));
+        expect(statements.map((s) => s.replace(/^Executing \([^)]*\): /, '').split(' ')[0].replace(/;$/, ''))).to.deep.equal(['SELECT', 'START', 'INSERT', 'COMMIT']);
+      }
+    });
+
     it('a page of 1 and a page of 100 run the same statements (page, count, one per relation level)', async () => {
       await listPage(example, 1); // warm: the caller's token lookup is cached
       statements.length = 0;
