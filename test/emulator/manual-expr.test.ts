@@ -154,6 +154,44 @@ describe('emulator conformance (manual): $expr, null and missing', () => {
     });
   });
 
+  // Manual, $sum / $avg / $max / $min (expression use in $project): one operand that is an array is
+  // accumulated over its elements, a list of operands over their values; a single non-array value is
+  // its own result (missing: 0 for $sum, null for the others).
+  it('$sum, $avg, $max and $min as expressions', async () => {
+    await put('students', [
+      { _id: 1, quizzes: [10, 6, 7], labs: [5, 8], final: 80, midterm: 75 },
+      { _id: 2, quizzes: [9, 10], labs: [8, 8], final: 95, midterm: 80 },
+      { _id: 3, quizzes: [4, 5, 5], labs: [6, 5], final: 78, midterm: 70 },
+    ]);
+    const out = await db
+      .collection('students')
+      .aggregate([
+        {
+          $project: {
+            quizTotal: { $sum: '$quizzes' },
+            labTotal: { $sum: '$labs' },
+            examTotal: { $sum: ['$final', '$midterm'] },
+            quizAvg: { $avg: '$quizzes' },
+            examAvg: { $avg: ['$final', '$midterm'] },
+            quizMax: { $max: '$quizzes' },
+            examMin: { $min: ['$final', '$midterm'] },
+            finalSum: { $sum: '$final' },
+            finalMax: { $max: '$final' },
+            noneSum: { $sum: '$none' },
+            noneAvg: { $avg: '$none' },
+          },
+        },
+        { $sort: { _id: 1 } },
+      ])
+      .toArray();
+    const none = { noneSum: 0, noneAvg: null };
+    expect(out).to.deep.equal([
+      { _id: 1, quizTotal: 23, labTotal: 13, examTotal: 155, quizAvg: 23 / 3, examAvg: 77.5, quizMax: 10, examMin: 75, finalSum: 80, finalMax: 80, ...none },
+      { _id: 2, quizTotal: 19, labTotal: 16, examTotal: 175, quizAvg: 9.5, examAvg: 87.5, quizMax: 10, examMin: 80, finalSum: 95, finalMax: 95, ...none },
+      { _id: 3, quizTotal: 14, labTotal: 11, examTotal: 148, quizAvg: 14 / 3, examAvg: 74, quizMax: 5, examMin: 70, finalSum: 78, finalMax: 78, ...none },
+    ]);
+  });
+
   // Manual, $lookup: a let variable bound to a missing field stays missing, so a correlated
   // `$eq: ['$field', '$$var']` joins foreign documents missing the field, not those holding null.
   it('a $lookup let variable of a missing field matches missing, not null', async () => {

@@ -5,6 +5,8 @@
  * - `$push`/`$addToSet` add nothing for a missing value (mingo adds null);
  * - `$min`/`$max` pick by BSON order across types (dates above booleans above ObjectIds), ignoring
  *   null and missing.
+ * - `$sum`/`$avg`/`$min`/`$max` as expressions: one argument is an array's elements or the value
+ *   itself (mingo refused a non-array value), several arguments are the list of their values.
  */
 import { compareValues } from './bson-order';
 import { stageError } from './field-stages';
@@ -63,6 +65,30 @@ function asStored(value: unknown): unknown {
 }
 
 export const accumulatorOverrides = { $push: definedValues, $addToSet, $max: extreme(1), $min: extreme(-1) };
+
+type Accumulator = (coll: unknown[], expr: unknown, options: unknown) => unknown;
+
+/** The expression form of an accumulator, as MongoDB evaluates `{$sum: <one or more expressions>}`. */
+function asExpression(acc: Accumulator) {
+  return (obj: unknown, expr: unknown, options: unknown): unknown => {
+    // A group's documents (mingo evaluates accumulators with the group as the object): accumulate.
+    if (Array.isArray(obj)) return acc(obj, expr, options);
+    const several = Array.isArray(expr) && expr.length !== 1;
+    const value = evalExpr(obj, Array.isArray(expr) && !several ? expr[0] : expr, options);
+    const items = several || Array.isArray(value) ? (value as unknown[]) : value === undefined ? [] : [value];
+    return acc(items, null, options);
+  };
+}
+
+/** Expression operators for `$sum`, `$avg`, `$min`, `$max`, given mingo's `$sum` and `$avg` accumulators. */
+export function expressionAccumulators(mingoAccumulators: Record<string, unknown>): Record<string, unknown> {
+  return {
+    $sum: asExpression(mingoAccumulators.$sum as Accumulator),
+    $avg: asExpression(mingoAccumulators.$avg as Accumulator),
+    $max: asExpression(accumulatorOverrides.$max),
+    $min: asExpression(accumulatorOverrides.$min),
+  };
+}
 
 export function groupStage(coll: Lazy, spec: unknown, options: unknown): Lazy {
   if (!isPlainObject(spec)) throw stageError(15947, 'a group\'s fields must be specified in an object');

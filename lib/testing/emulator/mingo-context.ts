@@ -19,7 +19,7 @@
 import { compareValues, sortDocuments } from './bson-order';
 import { addFieldsStage, projectStage } from './field-stages';
 import { graphLookupStage } from './graph-lookup';
-import { accumulatorOverrides, groupStage } from './group-stage';
+import { accumulatorOverrides, expressionAccumulators, groupStage } from './group-stage';
 import { isPlainObject, type Doc } from './values';
 
 /* mingo's subpath modules: not reachable with moduleResolution "node", loaded at runtime. */
@@ -82,7 +82,7 @@ function $sort(coll: Lazy, spec: unknown): Lazy {
 export function emulatorContext(extraPipeline: Ops = {}): ContextLike {
   return mingoCore.Context.init({
     accumulator: { ...operators.accumulator, ...accumulatorOverrides },
-    expression: { ...operators.expression, ...expressionOverrides },
+    expression: { ...operators.expression, ...expressionOverrides, ...expressionAccumulators(operators.accumulator) },
     pipeline: { ...operators.pipeline, $sort, $addFields: addFieldsStage, $set: addFieldsStage, $project: projectStage, $graphLookup: graphLookupStage, $group: groupStage, ...extraPipeline },
     projection: operators.projection,
     query: operators.query,
