@@ -46,14 +46,23 @@ describe('emulator conformance: let, collation, hint, validators, collection opt
     expect((await c.deleteMany({ $expr: { $gt: ['$x', '$$min'] } }, { let: { min: 3 } })).deletedCount).to.equal(2);
   });
 
-  it('accepts the simple collation and refuses any other with NotImplemented (238)', async () => {
+  it('compares strings under an English collation, and refuses what it cannot honour (238)', async () => {
     const c = rows(db, 'c');
     expect(await c.countDocuments({}, { collation: { locale: 'simple' } })).to.equal(3);
-    const err = await refusal(c.find({ name: 'b' }, { collation: { locale: 'en', strength: 2 } }).toArray());
-    expect(err.code).to.equal(238);
-    expect(err.message).to.match(/collation/);
-    expect((await refusal(c.updateMany({}, { $set: { y: 1 } }, { collation: { locale: 'fr' } }))).code).to.equal(238);
-    expect((await c.find({}).toArray()).every((d) => d.y === undefined)).to.equal(true);
+    const ci = { locale: 'en_US', strength: 2 };
+    expect(await c.find({ name: 'b' }, { collation: ci, projection: { _id: 1 } }).toArray()).to.deep.equal([{ _id: 2 }, { _id: 3 }]);
+    expect(await c.find({ name: 'b' }, { collation: { locale: 'en_US' } }).toArray()).to.have.length(1);
+    expect(await c.distinct('name', {}, { collation: ci })).to.deep.equal(['a', 'b']);
+    expect(await c.aggregate([{ $match: { name: 'B' } }, { $project: { _id: 1 } }], { collation: ci }).toArray()).to.have.length(2);
+    expect((await c.updateMany({ name: 'B' }, { $set: { y: 1 } }, { collation: ci })).modifiedCount).to.equal(2);
+    // ICU order: a < b < B at strength 3 (binary order would put B first)
+    const sorted = await c.find({}, { sort: { name: 1 }, collation: { locale: 'en' } }).toArray();
+    expect(sorted.map((d) => d.name)).to.deep.equal(['a', 'b', 'B']);
+    expect((await refusal(c.find({ name: 'b' }, { collation: { locale: 'fr', strength: 2 } }).toArray())).code).to.equal(238);
+    expect((await refusal(c.find({ name: { $gt: 'a' } }, { collation: ci }).toArray())).code).to.equal(238);
+    expect((await refusal(c.aggregate([{ $group: { _id: '$name' } }], { collation: ci }).toArray())).code).to.equal(238);
+    expect((await refusal(db.createCollection('d', { collation: { locale: 'en' } }))).code).to.equal(238);
+    expect((await refusal(c.createIndex({ name: 1 }, { collation: { locale: 'en' } }))).code).to.equal(238);
   });
 
   it('checks that a hint names an existing index', async () => {

@@ -1,4 +1,4 @@
-import { MongoClient, type ClientSession, type Collection, type Db, type MongoClientOptions } from 'mongodb';
+import { BSON, MongoClient, type ClientSession, type Collection, type Db, type MongoClientOptions } from 'mongodb';
 import type { Json } from './load';
 
 /** One observed event: its spec name (commandStartedEvent, connectionCheckOutStartedEvent ...) and the driver's object. */
@@ -117,7 +117,11 @@ export class EntityMap {
         if (ignored.has(command) || command === 'configureFailPoint') return;
         if (!sensitiveToo && SENSITIVE.has(command)) return;
       }
-      if (observe.has(name)) entity.events.push({ name, kind, event });
+      if (!observe.has(name)) return;
+      // a copy: the driver may mutate objects it sent later (a client's readConcern gains afterClusterTime)
+      const copy = { ...event };
+      for (const k of ['command', 'reply']) if (copy[k] && typeof copy[k] === 'object') copy[k] = BSON.deserialize(BSON.serialize(copy[k] as object));
+      entity.events.push({ name, kind, event: copy });
     };
     client.on('commandStarted', record('commandStartedEvent', 'command') as never);
     client.on('commandSucceeded', record('commandSucceededEvent', 'command') as never);

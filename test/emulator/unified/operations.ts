@@ -7,8 +7,8 @@ export interface OperationContext {
   entities: EntityMap;
   /** The runner's own client, for assertCollectionExists and friends. */
   internal: import('mongodb').MongoClient;
-  /** Runs a nested list of operations (withTransaction's callback). */
-  runOperations(ops: Json[]): Promise<void>;
+  /** Runs a list of operations; `inCallback`: withTransaction's, where errors propagate. */
+  runOperations(ops: Json[], inCallback?: boolean): Promise<void>;
 }
 
 type Args = Json & { session?: ClientSession };
@@ -112,7 +112,7 @@ const sessionOps: Record<string, Op<ClientSession>> = {
   endSession: (s) => s.endSession(),
   getSnapshotTime: async (s) => (s as unknown as { snapshotTime?: unknown }).snapshotTime,
   withTransaction: async (s, a, ctx) => {
-    await s.withTransaction(() => ctx.runOperations(a.callback as Json[]), without(a, 'callback'));
+    await s.withTransaction(() => ctx.runOperations(a.callback as Json[], true), without(a, 'callback'));
     return undefined;
   },
 };

@@ -36,7 +36,8 @@ async function checkOutcome(internal: MongoClient, outcome: Json[] | undefined):
   }
 }
 
-async function runOne(op: Json, ctx: OperationContext): Promise<void> {
+/** `propagate`: inside withTransaction's callback, an operation's error reaches withTransaction even when expected. */
+async function runOne(op: Json, ctx: OperationContext, propagate = false): Promise<void> {
   let result: unknown;
   let error: unknown;
   let threw = false;
@@ -47,7 +48,10 @@ async function runOne(op: Json, ctx: OperationContext): Promise<void> {
     error = err;
   }
   const label = `${String(op.object)}.${String(op.name)}`;
-  if (op.ignoreResultAndError === true) return;
+  if (op.ignoreResultAndError === true) {
+    if (threw && propagate) throw error;
+    return;
+  }
   if (op.expectError) {
     if (!threw) throw new Error(`${label}: an error was expected, the operation returned ${JSON.stringify(result)}`);
     try {
@@ -55,6 +59,7 @@ async function runOne(op: Json, ctx: OperationContext): Promise<void> {
     } catch (err) {
       throw new Error(`${label}: ${(err as Error).message}`);
     }
+    if (propagate) throw error;
     return;
   }
   if (threw) {
@@ -79,8 +84,8 @@ export async function runSpecTest(file: SpecFile, test: SpecTest, internal: Mong
   const ctx: OperationContext = {
     entities,
     internal,
-    runOperations: async (ops) => {
-      for (const op of ops) await runOne(op, ctx);
+    runOperations: async (ops, inCallback = false) => {
+      for (const op of ops) await runOne(op, ctx, inCallback);
     },
   };
   try {

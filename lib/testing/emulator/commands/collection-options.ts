@@ -100,4 +100,11 @@ const collMod: Handler = (ctx) => {
   return reply;
 };
 
-export const collectionOptionCommands: Record<string, Handler> = { create, collMod };
+/** createIndexes: an index collation other than the simple one is refused (see checkCollation). */
+const createIndexes: Handler = (ctx) => {
+  const specs = Array.isArray(ctx.cmd.indexes) ? ctx.cmd.indexes : [];
+  for (const spec of specs) if (isPlainObject(spec)) checkCollation(spec.collation, 'createIndexes.indexes.collation');
+  return ddlCommands.createIndexes(ctx);
+};
+
+export const collectionOptionCommands: Record<string, Handler> = { create, collMod, createIndexes };

@@ -27,12 +27,15 @@ export function letVariables(value: unknown, command: string): Doc | undefined {
   return out;
 }
 
-/** Only the simple (binary) collation is implemented; any other is refused rather than ignored. */
+/**
+ * A collection's or an index's default collation: only the simple (binary) one is implemented; a
+ * command's own collation goes through collation.ts.
+ */
 export function checkCollation(value: unknown, field = 'collation'): void {
   if (value === undefined) return;
   if (!isPlainObject(value)) throw new CommandError('TypeMismatch', `BSON field '${field}' is the wrong type '${typeof value}', expected type 'object'`);
   if (value.locale === 'simple' && Object.keys(value).length === 1) return;
-  throw new CommandError('NotImplemented', `collation ${JSON.stringify(value)} is not supported by the MongoDB emulator (only {locale: 'simple'}, binary comparison)`);
+  throw new CommandError('NotImplemented', `a default collation (${field}: ${JSON.stringify(value)}) is not supported by the MongoDB emulator (only {locale: 'simple'})`);
 }
 
 /**

@@ -3,7 +3,9 @@ import { aggregate, compileFilter, findLazy } from '../engine';
 import { isPlainObject, keyOf, pathValues, type Doc } from '../values';
 import { byId, scanSource, visibleCount } from '../by-id';
 import { collectionName, optionalNumber, resolverFor, type CommandContext, type Handler } from './context';
-import { checkCollation, checkHint, letVariables } from './options';
+import { checkHint, letVariables } from './options';
+import { parseCollation } from '../collation';
+import { collatedAggregate, collatedCount, collatedDistinctReply, collatedFindDocs } from './collated';
 import { localSessions } from './sessions';
 import { runWriteStage, splitWriteStage } from './write-stages';
 
@@ -16,9 +18,14 @@ const findCmd: Handler = (ctx) => {
   const { cmd } = ctx;
   const coll = ctx.state.store.get(ctx.db, name);
   const limit = optionalNumber(cmd.limit, 'limit');
-  checkCollation(cmd.collation);
+  const collation = parseCollation(cmd.collation);
   checkHint(coll, cmd.hint);
   const variables = letVariables(cmd.let, 'find');
+  if (collation) {
+    const singleBatch = cmd.singleBatch === true || (limit !== undefined && limit < 0);
+    const docs = collatedFindDocs(ctx, coll, collation, variables);
+    return ctx.state.cursors.first(ns(ctx, name), docs, { batchSize: optionalNumber(cmd.batchSize, 'batchSize'), singleBatch, sessionKey: ctx.sessionKey });
+  }
   const picked = byId(ctx.scope, coll, cmd.filter);
   // lazy: batches are computed as the first reply and getMore ask for them (engine.ts findLazy)
   const docs = findLazy(picked ? picked.docs : scanSource(ctx.scope, coll), {
@@ -55,9 +62,14 @@ const aggregateCmd: Handler = (ctx) => {
   }
   if (cmd.explain === true) throw new CommandError('NotImplemented', 'explain is not supported by the MongoDB emulator');
   const coll = dbLevel ? undefined : ctx.state.store.get(ctx.db, name);
-  checkCollation(cmd.collation);
+  const collation = parseCollation(cmd.collation);
   checkHint(coll, cmd.hint);
   const variables = letVariables(cmd.let, 'aggregate');
+  if (collation) {
+    const docs = collatedAggregate(ctx, coll, collation, variables);
+    const options = isPlainObject(cmd.cursor) ? cmd.cursor : {};
+    return ctx.state.cursors.first(ns(ctx, name), docs, { batchSize: optionalNumber(options.batchSize, 'batchSize'), sessionKey: ctx.sessionKey });
+  }
   // listed only when no index picks the leading $match's candidates
   let source: Doc[] | undefined = dbLevel ? [] : undefined;
   let pipeline = cmd.pipeline;
@@ -88,8 +100,9 @@ const aggregateCmd: Handler = (ctx) => {
 const count: Handler = (ctx) => {
   const name = collectionName(ctx, 'count');
   const { cmd } = ctx;
-  checkCollation(cmd.collation);
+  const collation = parseCollation(cmd.collation);
   checkHint(ctx.state.store.get(ctx.db, name), cmd.hint);
+  if (collation) return collatedCount(ctx, ctx.state.store.get(ctx.db, name), collation);
   const coll = ctx.state.store.get(ctx.db, name);
   // no query: the collection's size; an indexed query: only the index's candidates are tested
   const everything = !isPlainObject(cmd.query) || Object.keys(cmd.query).length === 0;
@@ -108,8 +121,9 @@ const distinct: Handler = (ctx) => {
   const name = collectionName(ctx, 'distinct');
   const key = ctx.cmd.key;
   if (typeof key !== 'string') throw new CommandError('TypeMismatch', "BSON field 'distinct.key' is missing but a required field");
-  checkCollation(ctx.cmd.collation);
+  const collation = parseCollation(ctx.cmd.collation);
   checkHint(ctx.state.store.get(ctx.db, name), ctx.cmd.hint);
+  if (collation) return collatedDistinctReply(ctx, ctx.state.store.get(ctx.db, name), key, collation);
   const query = compileFilter(ctx.cmd.query);
   const seen = new Map<string, unknown>();
   for (const d of ctx.scope.list(ctx.state.store.get(ctx.db, name))) {

@@ -5,11 +5,14 @@ import { idKeyOf, type Collection } from '../store';
 import { isPlainObject, type Doc } from '../values';
 import { byId } from '../by-id';
 import { collectionName, resolverFor, type CommandContext, type Handler } from './context';
-import { checkCollation, checkHint, letVariables } from './options';
+import { checkHint, letVariables } from './options';
+import { parseCollation, type Collation } from '../collation';
+import { collatedSelect } from './collated';
 import { validateDocument } from '../validation';
 
 /** The documents a write statement's filter selects: by key when it pins _id, else a scan. */
-function findIn(ctx: CommandContext, coll: Collection | undefined, filter: unknown, options: { sort?: unknown; limit?: number; variables?: Doc }): Doc[] {
+function findIn(ctx: CommandContext, coll: Collection | undefined, filter: unknown, options: { sort?: unknown; limit?: number; variables?: Doc; collation?: Collation }): Doc[] {
+  if (options.collation) return collatedSelect(ctx.scope.list(coll), filter, options.collation, options);
   const picked = options.variables ? null : byId(ctx.scope, coll, filter);
   return find(picked ? picked.docs : ctx.scope.list(coll), { filter: picked ? picked.rest : filter, ...options });
 }
@@ -120,9 +123,9 @@ const update: Handler = (ctx) => {
     }
     const arrayFilters = Array.isArray(stmt.arrayFilters) ? (stmt.arrayFilters as Doc[]) : undefined;
     let coll = ctx.state.store.get(ctx.db, name);
-    checkCollation(stmt.collation, 'update.updates.collation');
+    const collation = parseCollation(stmt.collation, 'update.updates.collation');
     checkHint(coll, stmt.hint);
-    const matches = findIn(ctx, coll, filter, { sort: stmt.sort, limit: multi ? 0 : 1, variables });
+    const matches = findIn(ctx, coll, filter, { sort: stmt.sort, limit: multi ? 0 : 1, variables, collation });
     if (coll && matches.length) {
       for (const doc of matches) {
         const result = applyUpdate(doc, u, { arrayFilters, filter: positional(filter, u), resolver: resolverFor(ctx), variables });
@@ -151,9 +154,9 @@ const del: Handler = (ctx) => {
     const coll = ctx.state.store.get(ctx.db, name);
     if (!coll) return;
     const limit = stmt.limit === 1 ? 1 : 0;
-    checkCollation(stmt.collation, 'delete.deletes.collation');
+    const collation = parseCollation(stmt.collation, 'delete.deletes.collation');
     checkHint(coll, stmt.hint);
-    for (const doc of findIn(ctx, coll, stmt.q, { sort: stmt.sort, limit, variables })) {
+    for (const doc of findIn(ctx, coll, stmt.q, { sort: stmt.sort, limit, variables, collation })) {
       ctx.scope.write(coll, idKeyOf(doc), null, false);
       n++;
     }
@@ -177,10 +180,10 @@ const findAndModify: Handler = (ctx) => {
   if (!remove) validateUpdate(cmd.update);
   const arrayFilters = Array.isArray(cmd.arrayFilters) ? (cmd.arrayFilters as Doc[]) : undefined;
   let coll = ctx.state.store.get(ctx.db, name);
-  checkCollation(cmd.collation);
+  const collation = parseCollation(cmd.collation);
   checkHint(coll, cmd.hint);
   const variables = letVariables(cmd.let, 'findAndModify');
-  const match = findIn(ctx, coll, filter, { sort: cmd.sort, limit: 1, variables })[0];
+  const match = findIn(ctx, coll, filter, { sort: cmd.sort, limit: 1, variables, collation })[0];
 
   if (remove) {
     if (coll && match) ctx.scope.write(coll, idKeyOf(match), null, false);
