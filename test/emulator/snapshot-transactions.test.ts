@@ -10,6 +10,7 @@ import { useMongo } from './helpers';
 
 interface Id {
   _id: number | string;
+  k?: number;
   n?: number;
   v?: string;
   w?: number;
@@ -186,6 +187,28 @@ describe('emulator conformance: snapshot isolation of transactions', () => {
     await c.insertOne({ _id: 7, v: 'outside' });
     const conflict = await failure(c.insertOne({ _id: 7, v: 'inside' }, { session }));
     expect(conflict.code).to.equal(112);
+    await session.abortTransaction().catch(() => undefined);
+  });
+
+  it('a unique key its snapshot shows taken, freed or taken by commits since, is a WriteConflict, not a success or E11000', async () => {
+    const u = db.collection<Id>('u');
+    await u.createIndex({ k: 1 }, { unique: true });
+    await u.insertOne({ _id: 1, k: 5 } as Id);
+    session.startTransaction();
+    await u.findOne({}, { session });
+    await u.deleteOne({ _id: 1 });
+    await u.insertOne({ _id: 2, k: 6 } as Id);
+    expect((await failure(u.insertOne({ _id: 3, k: 5 } as Id, { session }))).code, 'freed since the snapshot').to.equal(112);
+    await session.abortTransaction().catch(() => undefined);
+
+    session.startTransaction();
+    await u.findOne({}, { session });
+    await u.insertOne({ _id: 4, k: 7 } as Id);
+    expect((await failure(u.insertOne({ _id: 5, k: 7 } as Id, { session }))).code, 'taken since the snapshot').to.equal(112);
+    await session.abortTransaction().catch(() => undefined);
+
+    session.startTransaction();
+    expect((await failure(u.insertOne({ _id: 6, k: 6 } as Id, { session }))).code, 'taken before the snapshot').to.equal(11000);
     await session.abortTransaction().catch(() => undefined);
   });
 

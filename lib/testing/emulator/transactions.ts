@@ -82,6 +82,32 @@ export class Transaction {
     return keys;
   }
 
+  /** Per collection and unique index: keys held, as of the snapshot, by documents changed since -> their _id key. */
+  private readonly changedKeys = new Map<Collection, { lastWrite: number; byIndex: Map<Index, Map<string, string>> }>();
+
+  /**
+   * The unique keys of `index` that documents changed after the snapshot held as of it; rebuilt when
+   * `coll` has had commits since the last build (a bulk write in one command builds it once).
+   */
+  snapshotKeys(coll: Collection, index: Index): Map<string, string> {
+    let entry = this.changedKeys.get(coll);
+    if (!entry || entry.lastWrite !== coll.lastWrite) {
+      entry = { lastWrite: coll.lastWrite, byIndex: new Map() };
+      this.changedKeys.set(coll, entry);
+    }
+    let keys = entry.byIndex.get(index);
+    if (!keys) {
+      keys = new Map();
+      for (const idKey of coll.history.keys()) {
+        if ((coll.versions.get(idKey) ?? 0) <= this.snapshot) continue;
+        const doc = coll.at(idKey, this.snapshot);
+        if (doc) for (const k of index.keysOf(doc)) keys.set(k.key, idKey);
+      }
+      entry.byIndex.set(index, keys);
+    }
+    return keys;
+  }
+
   /** Puts `next` in the overlay and moves its unique keys (the previous pending version's go). */
   record(coll: Collection, idKey: string, next: Doc | null): void {
     const overlay = this.overlay(coll);
@@ -351,6 +377,15 @@ export class Scope {
       if (!index.unique) continue;
       const keys = index.keysOf(next);
       if (!keys.length) continue;
+      // a key its snapshot shows held by a document changed since: that index entry changed after
+      // the snapshot, a conflict in WiredTiger as well (the committed index no longer has it)
+      if (txn && coll.lastWrite > txn.snapshot) {
+        const held = txn.snapshotKeys(coll, index);
+        for (const k of keys) {
+          const owner = held.get(k.key);
+          if (owner !== undefined && owner !== idKey) throw writeConflict();
+        }
+      }
       if (overlay && txn) {
         const pending = txn.keys(coll, index);
         for (const k of keys) {
