@@ -142,6 +142,28 @@ describe('emulator: index plans', () => {
     expect(viaIndex.some((p) => (p.byA as unknown[]).length > 0 && (p.byRef as unknown[]).length > 0)).to.equal(true);
   });
 
+  it('sort + limit keeps the best documents (top-k) exactly as a full sort orders them, ties in natural order', async function () {
+    this.timeout(60_000);
+    const rnd = random(99);
+    const c = db.collection('topk');
+    // few distinct keys, so ties are many; a second collection mixes types (mingo's general sort)
+    await c.insertMany(Array.from({ length: 500 }, (_, i) => ({ _id: i, s: `k${Math.floor(rnd() * 20)}`, n: Math.floor(rnd() * 30) / 2, g: i % 3 })));
+    const mixed = db.collection('topk_mixed');
+    await mixed.insertMany(Array.from({ length: 200 }, (_, i) => ({ _id: i, s: i % 7 === 0 ? i : `k${i % 13}`, n: i % 11 === 0 ? null : i % 17 })));
+    for (const coll of [c, mixed]) {
+      for (let round = 0; round < 40; round++) {
+        const sort = { [rnd() < 0.5 ? 's' : 'n']: rnd() < 0.5 ? 1 : -1 } as Record<string, 1 | -1>;
+        const filter = rnd() < 0.5 ? {} : { g: Math.floor(rnd() * 3) };
+        const skip = Math.floor(rnd() * 5);
+        const limit = 1 + Math.floor(rnd() * 30);
+        const whole = await coll.find(filter).sort(sort).toArray();
+        const label = `${coll.collectionName} ${JSON.stringify({ filter, sort, skip, limit })}`;
+        expect(await coll.find(filter).sort(sort).skip(skip).limit(limit).toArray(), label).to.deep.equal(whole.slice(skip, skip + limit));
+        expect(await coll.find(filter, { projection: { _id: 1 } }).sort(sort).limit(limit).toArray(), label).to.deep.equal(whole.slice(0, limit).map((d) => ({ _id: d._id })));
+      }
+    }
+  });
+
   it('an indexed equality on 20,000 documents examines only its matches; a by-id read only its document', async function () {
     this.timeout(120_000);
     const items = db.collection('big');

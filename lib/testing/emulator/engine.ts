@@ -4,6 +4,7 @@ import { CommandError, toCommandError } from './errors';
 import { HASH_LOOKUP_STAGE, makeLookupOperator } from './lookup';
 import { emulatorContext, filterContext } from './mingo-context';
 import { checkStage } from './stage-checks';
+import { topK } from './top-k';
 import { cloneDeep, isOperatorObject, isPlainObject, type Doc } from './values';
 
 /** Resolves `from` of $lookup/$graphLookup/$unionWith to the visible documents of a collection. */
@@ -68,6 +69,16 @@ export function findLazy(source: Iterable<Doc>, opts: FindOptions): Iterator<Doc
   const query = compileFilter(opts.filter, opts.variables);
   const sort = parseSort(opts.sort);
   const projection = isPlainObject(opts.projection) && Object.keys(opts.projection).length ? opts.projection : undefined;
+  const sortKeys = sort ? Object.keys(sort) : [];
+  if (sort && sortKeys.length === 1 && opts.limit) {
+    // sort + limit on one field: keep the best skip + limit documents instead of sorting them all
+    const skip = opts.skip ?? 0;
+    const best = wrap(() => topK(source, (d) => query.test(d), sortKeys[0], sort[sortKeys[0]], skip + Math.abs(opts.limit as number)));
+    if (best) {
+      const page = best.slice(skip);
+      return (projection ? wrap(() => query.find<Doc>(page, projection).all()) : page)[Symbol.iterator]();
+    }
+  }
   const cursor = wrap(() => {
     let c = query.find<Doc>(source, projection);
     if (sort) c = c.sort(sort);
