@@ -76,6 +76,19 @@ describe('emulator conformance: let, collation, hint, validators, collection opt
     expect((await refusal(c.deleteOne({ _id: 1 }, { hint: { y: 1 } }))).code).to.equal(2);
   });
 
+  it('refuses unknown index options (197) and text/geo indexes (238); lists indexes in batches', async () => {
+    const c = rows(db, 'c');
+    expect((await refusal(db.command({ createIndexes: 'c', indexes: [{ key: { x: 1 }, name: 'x_1', frobnicate: true }] }))).code).to.equal(197);
+    expect((await refusal(c.createIndex({ name: 'text' }))).code).to.equal(238);
+    expect((await refusal(c.createIndex({ loc: '2dsphere' }))).code).to.equal(238);
+    await c.createIndex({ name: 'hashed' });
+    await c.createIndex({ x: 1 });
+    const first = await db.command({ listIndexes: 'c', cursor: { batchSize: 1 } });
+    expect(first.cursor.firstBatch).to.have.length(1);
+    expect(Number(first.cursor.id)).to.not.equal(0);
+    expect(await c.listIndexes().toArray()).to.have.length(3);
+  });
+
   it('refuses views, time-series and capped collections instead of creating plain ones', async () => {
     expect((await refusal(db.createCollection('v', { viewOn: 'c', pipeline: [] }))).code).to.equal(238);
     expect((await refusal(db.createCollection('t', { timeseries: { timeField: 'time' } }))).code).to.equal(238);

@@ -33,6 +33,8 @@ export const Codes = {
   CommandNotSupportedOnView: 166,
   OptionNotSupportedOnView: 167,
   Location6047401: 6047401,
+  InvalidIndexSpecificationOption: 197,
+  CannotCreateIndex: 67,
   Location51183: 51183,
   Location51132: 51132,
   Location13113: 13113,

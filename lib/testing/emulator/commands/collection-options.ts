@@ -100,10 +100,27 @@ const collMod: Handler = (ctx) => {
   return reply;
 };
 
-/** createIndexes: an index collation other than the simple one is refused (see checkCollation). */
+const INDEX_OPTIONS = new Set([
+  'key', 'name', 'unique', 'sparse', 'partialFilterExpression', 'expireAfterSeconds', 'hidden', 'collation', 'background', 'v', 'storageEngine', 'wildcardProjection', 'ns',
+]);
+
+/**
+ * createIndexes: options the server does not know are refused (197); text and geo indexes, which
+ * the emulator cannot query, and non-simple index collations are refused (238).
+ */
 const createIndexes: Handler = (ctx) => {
   const specs = Array.isArray(ctx.cmd.indexes) ? ctx.cmd.indexes : [];
-  for (const spec of specs) if (isPlainObject(spec)) checkCollation(spec.collation, 'createIndexes.indexes.collation');
+  for (const spec of specs) {
+    if (!isPlainObject(spec)) continue;
+    for (const k of Object.keys(spec)) {
+      if (!INDEX_OPTIONS.has(k)) throw new CommandError('InvalidIndexSpecificationOption', `The field '${k}' is not valid for an index specification. Specification: ${JSON.stringify(spec)}`);
+    }
+    checkCollation(spec.collation, 'createIndexes.indexes.collation');
+    for (const type of Object.values(isPlainObject(spec.key) ? spec.key : {})) {
+      if (typeof type === 'string' && type !== 'hashed') notImplemented(`${type} indexes are`);
+      if (typeof type === 'string' && spec.unique === true) throw new CommandError('CannotCreateIndex', `Currently hashed indexes cannot guarantee uniqueness. Use a regular index.`);
+    }
+  }
   return ddlCommands.createIndexes(ctx);
 };
 

@@ -146,7 +146,8 @@ const listIndexes: Handler = (ctx) => {
   const name = collectionName(ctx, 'listIndexes');
   const coll = ctx.scope.get(ctx.db, name);
   if (!coll) throw new CommandError('NamespaceNotFound', `ns does not exist: ${ctx.db}.${name}`);
-  return ctx.state.cursors.first(`${ctx.db}.${name}`, coll.indexes.map((i) => i.toDocument()), {});
+  const cursor = isPlainObject(ctx.cmd.cursor) ? ctx.cmd.cursor : {};
+  return ctx.state.cursors.first(`${ctx.db}.${name}`, coll.indexes.map((i) => i.toDocument()), { batchSize: typeof cursor.batchSize === 'number' ? cursor.batchSize : undefined });
 };
 
 const dropIndexes: Handler = (ctx) => {
