@@ -1,4 +1,5 @@
-import type { ListQuery, Page } from '../../lib/query/ast';
+import { LRUCache } from 'lru-cache';
+import type { ListQuery, Page, RelationLoad } from '../../lib/query/ast';
 import type { Catalog, FieldInfo } from '../../lib/resource/model-info';
 import { compileFilter } from './compile-filter';
 import { compileTreeCondition } from './compile-tree';
@@ -24,11 +25,31 @@ export interface CompiledList {
   statements: SqlStatement[];
 }
 
+/**
+ * Relation plans by their load tree: the same eager loads (and their filters, selects, orders,
+ * values included) compile to the same statements whatever the root query, so a list or show
+ * compiles them once. Bounded; plans are never mutated by their users.
+ */
+export class RelationPlanCache {
+  private readonly plans = new LRUCache<string, RelationPlan[]>({ max: 500 });
+
+  get(model: string, loads: RelationLoad[], compile: () => RelationPlan[]): RelationPlan[] {
+    if (loads.length === 0) return [];
+    const key = `${model}\u0000${JSON.stringify(loads)}`;
+    let plans = this.plans.get(key);
+    if (!plans) {
+      plans = compile();
+      this.plans.set(key, plans);
+    }
+    return plans;
+  }
+}
+
 /** ListQuery -> SQL statements with bound parameters. Pure: no connection, no Sequelize. */
-export function compileList(query: ListQuery, catalog: Catalog, tables: ModelMap): CompiledList {
+export function compileList(query: ListQuery, catalog: Catalog, tables: ModelMap, plans?: RelationPlanCache): CompiledList {
   const ctx = new CompileContext(catalog, tables);
   const model = query.model;
-  const relations = compileRelationLoads(query.relations, ctx, model);
+  const relations = plans ? plans.get(model, query.relations, () => compileRelationLoads(query.relations, ctx, model)) : compileRelationLoads(query.relations, ctx, model);
   const fields = selectFields(ctx, model, query.select, query.relations);
 
   const params = new ParamBuilder();

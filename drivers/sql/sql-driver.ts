@@ -7,7 +7,7 @@ import type { ListQuery, Scalar } from '../../lib/query/ast';
 import type { ModelDeclaration } from '../../lib/resource/relation-declaration';
 import { ConnectionDriver } from '../../lib/driver/connection-driver';
 import type { FieldInfo } from '../../lib/resource/model-info';
-import { compileList, type CompiledList } from './compile-list';
+import { compileList, RelationPlanCache, type CompiledList } from './compile-list';
 import { selectFields, type RelationPlan } from './compile-relations';
 import { CompileContext } from './compile-context';
 import { compileDelete, compileExistingIds, compileInsert, compileUpdate } from './compile-writes';
@@ -42,6 +42,7 @@ export class SqlDriver extends ConnectionDriver<Sequelize> implements Driver {
   private readonly tables: Record<string, StorageInfo> = {};
   private readonly models: Record<string, AnyModel> = {};
   private readonly maxIds: Record<string, number> = {};
+  private readonly relationPlans = new RelationPlanCache();
 
   protected isNativeModel(model: unknown): boolean {
     return isSequelizeModel(model);
@@ -68,7 +69,7 @@ export class SqlDriver extends ConnectionDriver<Sequelize> implements Driver {
   }
 
   compile(query: ListQuery): CompiledList {
-    return compileList(query, this.requireCatalog(), this.tables);
+    return compileList(query, this.requireCatalog(), this.tables, this.relationPlans);
   }
 
   async list(query: ListQuery, tx?: Transaction): Promise<ListResult> {
