@@ -129,6 +129,13 @@ describe('emulator conformance: let, collation, hint, validators, collection opt
     expect((await refusal(rows(db, 'c').listSearchIndexes().toArray())).message).to.match(/Atlas/);
   });
 
+  it('refuses unknown command fields (40415) and known ones it does not implement (238)', async () => {
+    expect((await refusal(db.command({ find: 'c', filter: {}, frobnicate: 1 }))).code).to.equal(40415);
+    expect((await refusal(db.command({ update: 'c', updates: [{ q: {}, u: { $set: { a: 1 } }, nope: 1 }] }))).code).to.equal(40415);
+    expect((await refusal(rows(db, 'c').find({}, { min: { _id: 1 } }).toArray())).code).to.equal(238);
+    expect((await refusal(rows(db, 'c').find({}, { showRecordId: true }).toArray())).code).to.equal(238);
+  });
+
   it('lists local sessions with $listLocalSessions', async () => {
     const session = mongo.client.startSession();
     await rows(db, 'c').findOne({}, { session });

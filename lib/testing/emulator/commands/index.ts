@@ -2,6 +2,7 @@ import { adminCommands } from './admin';
 import { ddlCommands } from './ddl';
 import { handshakeCommands } from './handshake';
 import { collectionOptionCommands } from './collection-options';
+import { checkCommandFields } from './command-fields';
 import { checkReadConcern } from './options';
 import { readCommands } from './read';
 import { touchSession } from './sessions';
@@ -9,11 +10,12 @@ import { transactionCommands } from './transactions';
 import { writeCommands } from './write';
 import type { Handler } from './context';
 
-/** Checks every command shares: the session is recorded, readConcern is one the command accepts. */
+/** Checks every command shares: the session is recorded, readConcern is one the command accepts, no unknown fields. */
 function common(name: string, handler: Handler): Handler {
   return (ctx) => {
     touchSession(ctx.state, ctx.sessionKey, ctx.cmd.lsid);
     checkReadConcern(name, ctx.cmd.readConcern, ctx.txn !== undefined);
+    checkCommandFields(name, ctx.cmd);
     return handler(ctx);
   };
 }
