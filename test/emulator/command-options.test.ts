@@ -152,6 +152,8 @@ describe('emulator conformance: let, collation, hint, validators, collection opt
     expect(write.operationTime.greaterThan(before.operationTime)).to.equal(true);
     const read = await db.command({ find: 'c', filter: {}, readConcern: { afterClusterTime: write.operationTime } });
     expect(read.cursor.firstBatch).to.have.length(4);
+    const ahead = new Timestamp({ t: write.operationTime.high + 1000, i: 1 });
+    expect((await refusal(db.command({ find: 'c', filter: {}, readConcern: { afterClusterTime: ahead } }))).code).to.equal(72);
     const failed = await refusal(db.command({ frobnicate: 1 }));
     expect(failed.errorResponse.operationTime).to.be.instanceOf(Timestamp);
   });

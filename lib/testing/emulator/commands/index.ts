@@ -14,7 +14,7 @@ import type { Handler } from './context';
 function common(name: string, handler: Handler): Handler {
   return (ctx) => {
     touchSession(ctx.state, ctx.sessionKey, ctx.cmd.lsid);
-    checkReadConcern(name, ctx.cmd.readConcern, ctx.txn !== undefined);
+    checkReadConcern(name, ctx.cmd.readConcern, ctx.txn !== undefined, ctx.state.store.clusterTime());
     checkCommandFields(name, ctx.cmd);
     return handler(ctx);
   };

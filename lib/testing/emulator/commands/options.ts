@@ -1,3 +1,4 @@
+import { Timestamp } from 'bson';
 import { Aggregator } from 'mingo';
 import { CommandError, toCommandError } from '../errors';
 import type { Collection } from '../store';
@@ -61,8 +62,11 @@ export function checkHint(coll: Collection | undefined, hint: unknown): void {
 /** Commands that may read at readConcern snapshot outside a transaction. */
 const SNAPSHOT_READS = new Set(['find', 'aggregate', 'distinct', 'getMore']);
 
-/** readConcern: a known level; snapshot outside a transaction only on the commands that allow it. */
-export function checkReadConcern(command: string, readConcern: unknown, inTransaction: boolean): void {
+/**
+ * readConcern: a known level; snapshot outside a transaction only on the commands that allow it;
+ * afterClusterTime not ahead of the server's cluster time (`now`).
+ */
+export function checkReadConcern(command: string, readConcern: unknown, inTransaction: boolean, now: Timestamp): void {
   if (readConcern === undefined || inTransaction) return;
   if (!isPlainObject(readConcern)) throw new CommandError('TypeMismatch', "BSON field 'readConcern' is the wrong type, expected type 'object'");
   const level = readConcern.level ?? 'local';
@@ -71,5 +75,12 @@ export function checkReadConcern(command: string, readConcern: unknown, inTransa
   }
   if (level === 'snapshot' && !SNAPSHOT_READS.has(command)) {
     throw new CommandError('InvalidOptions', `Command ${command} does not support { readConcern: { level: "snapshot" } }`);
+  }
+  const after = readConcern.afterClusterTime;
+  if (after !== undefined) {
+    if (!(after instanceof Timestamp)) throw new CommandError('TypeMismatch', "BSON field 'readConcern.afterClusterTime' is the wrong type, expected type 'timestamp'");
+    if (after.greaterThan(now)) {
+      throw new CommandError('InvalidOptions', `readConcern afterClusterTime value must not be greater than the current clusterTime. Requested clusterTime: ${after.toString()}; current clusterTime: ${now.toString()}`);
+    }
   }
 }
