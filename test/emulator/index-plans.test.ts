@@ -43,7 +43,7 @@ describe('emulator: index plans', () => {
   const dates = [new Date(0), new Date(1_000), new Date(2_000)];
 
   function valueFrom(rnd: () => number): unknown {
-    const pool: unknown[] = [0, 1, 2, -0, 1.5, 'a', 'b', '1', true, false, null, ids[0], ids[1], ids[2], dates[0], dates[1], [1, 2], ['a', 1], [], [[1]], { x: 1 }, { x: 1, y: 2 }, { y: 2, x: 1 }];
+    const pool: unknown[] = [0, 1, 2, -0, 1.5, -3, 'a', 'b', '1', true, false, null, ids[0], ids[1], ids[2], dates[0], dates[1], dates[2], [1, 2], ['a', 1], [], [[1]], [dates[1]], { x: 1 }, { x: 1, y: 2 }, { y: 2, x: 1 }];
     return pool[Math.floor(rnd() * pool.length)];
   }
 
@@ -53,6 +53,9 @@ describe('emulator: index plans', () => {
     if (rnd() < 0.85) doc.a = valueFrom(rnd);
     if (rnd() < 0.85) doc.b = valueFrom(rnd);
     if (rnd() < 0.5) doc.ref = ids[Math.floor(rnd() * ids.length)];
+    // mostly numbers (so range plans are picked), a few dates and odd values
+    const r = rnd();
+    doc.num = r < 0.85 ? Math.floor(rnd() * 13) / 2 - 2 : r < 0.92 ? dates[Math.floor(rnd() * dates.length)] : valueFrom(rnd);
     const shape = rnd();
     if (shape < 0.4) doc.n = { x: valueFrom(rnd) };
     else if (shape < 0.6) doc.n = [{ x: valueFrom(rnd) }, { x: valueFrom(rnd) }];
@@ -61,16 +64,22 @@ describe('emulator: index plans', () => {
   }
 
   function filterFrom(rnd: () => number): Document {
-    const paths = ['a', 'b', 'ref', 'n.x', '_id'];
+    const paths = ['a', 'b', 'ref', 'n.x', '_id', 'num', 'num'];
     const one = (): Document => {
       const path = paths[Math.floor(rnd() * paths.length)];
       const kind = rnd();
       const v = path === '_id' ? Math.floor(rnd() * 60) : path === 'ref' ? ids[Math.floor(rnd() * ids.length)] : valueFrom(rnd);
-      if (kind < 0.4) return { [path]: v };
-      if (kind < 0.55) return { [path]: { $eq: v } };
-      if (kind < 0.8) return { [path]: { $in: [v, path === '_id' ? Math.floor(rnd() * 60) : valueFrom(rnd)] } };
-      if (kind < 0.9) return { [path]: { $in: [v], $ne: valueFrom(rnd) } };
-      return { [path]: { $gte: v } };
+      if (kind < 0.3) return { [path]: v };
+      if (kind < 0.4) return { [path]: { $eq: v } };
+      if (kind < 0.6) return { [path]: { $in: [v, path === '_id' ? Math.floor(rnd() * 60) : valueFrom(rnd)] } };
+      if (kind < 0.65) return { [path]: { $in: [v], $ne: valueFrom(rnd) } };
+      // ranges: numbers and dates are read through the index's ordered part, anything else scans
+      const bound = (): unknown => (path === '_id' ? Math.floor(rnd() * 60) : rnd() < 0.2 ? dates[Math.floor(rnd() * dates.length)] : rnd() < 0.9 ? Math.floor(rnd() * 13) / 2 - 2 : valueFrom(rnd));
+      const [low, high] = [['$gt', '$gte'][Math.floor(rnd() * 2)], ['$lt', '$lte'][Math.floor(rnd() * 2)]];
+      const shape = rnd();
+      if (shape < 0.35) return { [path]: { [low]: bound() } };
+      if (shape < 0.7) return { [path]: { [high]: bound() } };
+      return { [path]: { [low]: bound(), [high]: bound() } };
     };
     const shape = rnd();
     if (shape < 0.5) return one();
@@ -82,13 +91,13 @@ describe('emulator: index plans', () => {
   async function twins(name: string, docs: Document[]): Promise<[Collection, Collection]> {
     const indexed = db.collection(`${name}_indexed`);
     const plain = db.collection(`${name}_plain`);
-    await indexed.createIndexes([{ key: { a: 1 } }, { key: { b: -1, a: 1 } }, { key: { 'n.x': 1 } }, { key: { ref: 'hashed' } }]);
+    await indexed.createIndexes([{ key: { a: 1 } }, { key: { b: -1, a: 1 } }, { key: { 'n.x': 1 } }, { key: { ref: 'hashed' } }, { key: { num: -1 } }]);
     await indexed.insertMany(docs.map((d) => ({ ...d })));
     await plain.insertMany(docs.map((d) => ({ ...d })));
     return [indexed, plain];
   }
 
-  it('random equality and $in filters read through indexes answer exactly as a scan (find, aggregate, count, update, delete)', async function () {
+  it('random equality, $in and range filters read through indexes answer exactly as a scan (find, aggregate, count, update, delete)', async function () {
     this.timeout(120_000);
     const rnd = random(20_251_123);
     const [indexed, plain] = await twins('random', Array.from({ length: 60 }, (_, i) => documentFrom(rnd, i)));
@@ -182,6 +191,8 @@ describe('emulator: index plans', () => {
     expect(await examined(() => items.findOne({ _id: 19_999 }))).to.equal(1);
     expect(await examined(() => items.aggregate([{ $match: { sku: { $in: ['S1', 'S2', 'nope'] } } }]).toArray())).to.equal(2);
     expect(await examined(() => items.updateOne({ sku: 'S5' }, { $set: { v: -5 } }))).to.equal(1);
+    expect(await examined(() => items.find({ _id: { $gte: 100, $lte: 129 } }).toArray())).to.equal(30);
+    expect(await examined(() => items.countDocuments({ cat: { $gte: 398 }, v: { $gte: 0 } }))).to.equal(100);
     expect(await items.findOne({ sku: 'S5' }, { projection: { _id: 0, v: 1 } })).to.deep.equal({ v: -5 });
     // and a scan does not go through the index at all (the counter measures the planner only)
     expect(await examined(() => items.findOne({ v: 42 }))).to.equal(0);

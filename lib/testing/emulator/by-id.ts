@@ -1,6 +1,6 @@
 import type { Scope } from './transactions';
 import type { Collection } from './store';
-import { isIndexScalar } from './field-index';
+import { isIndexScalar, rangeKind, type Bound } from './field-index';
 import { isPlainObject, keyOf, type Doc } from './values';
 
 /**
@@ -47,23 +47,64 @@ function pinned(condition: unknown): unknown[] | undefined {
   return undefined;
 }
 
-/** Every (path, values) equality the filter requires: top-level fields and those of `$and` members. */
-function equalities(filter: Doc, out: Array<[string, unknown[]]> = []): Array<[string, unknown[]]> {
+/** The bounds a range condition (`$gt`/`$gte`/`$lt`/`$lte` on numbers or dates, among other operators) sets, or undefined. */
+function bounded(condition: unknown): { low: Bound; high: Bound } | undefined {
+  if (!isPlainObject(condition)) return undefined;
+  const keys = Object.keys(condition);
+  if (keys.length === 0 || !keys.every((k) => k.startsWith('$'))) return undefined;
+  let low: Bound;
+  let high: Bound;
+  let kind: string | undefined;
+  for (const [op, value] of Object.entries(condition)) {
+    const k = rangeKind(value);
+    if (!k || (kind && k !== kind)) continue; // another kind of bound only narrows further: ignoring it widens
+    if (op === '$gt' || op === '$gte') low = value as number | Date;
+    else if (op === '$lt' || op === '$lte') high = value as number | Date;
+    else continue;
+    kind = k;
+  }
+  return kind ? { low, high } : undefined;
+}
+
+/** One way to pick candidates: an equality/`$in` or a range on an indexed path. */
+type Plan = { path: string; values: unknown[] } | { path: string; low: Bound; high: Bound };
+
+/** Every equality and range the filter requires: top-level fields and those of `$and` members. */
+function plans(filter: Doc, out: Plan[] = []): Plan[] {
   for (const [path, condition] of Object.entries(filter)) {
     if (path === '$and' && Array.isArray(condition)) {
-      for (const sub of condition) if (isPlainObject(sub)) equalities(sub, out);
+      for (const sub of condition) if (isPlainObject(sub)) plans(sub, out);
     } else if (!path.startsWith('$')) {
       const values = pinned(condition);
-      if (values) out.push([path, values]);
+      if (values) out.push({ path, values });
+      else {
+        const range = bounded(condition);
+        if (range) out.push({ path, ...range });
+      }
     }
   }
   return out;
 }
 
+function estimate(coll: Collection, plan: Plan): number {
+  const index = coll.access.field(plan.path, coll.docs);
+  return 'values' in plan ? index.estimate(plan.values) : index.estimateBetween(plan.low, plan.high, coll.docs);
+}
+
+/** The committed documents a plan picks, in natural order; counts them as examined. */
+function fromPlan(coll: Collection, plan: Plan): Doc[] {
+  const index = coll.access.field(plan.path, coll.docs);
+  return pick(coll, 'values' in plan ? index.candidates(plan.values) : index.between(plan.low, plan.high, coll.docs));
+}
+
 /** The committed documents that may have one of `values` at `path`, in natural order; counts them as examined. */
 function fromIndex(coll: Collection, path: string, values: unknown[]): Doc[] {
+  return pick(coll, coll.access.field(path, coll.docs).candidates(values));
+}
+
+function pick(coll: Collection, ids: Set<string>): Doc[] {
   const access = coll.access;
-  const keys = access.sorted(access.field(path, coll.docs).candidates(values));
+  const keys = access.sorted(ids);
   access.examined += keys.length;
   const out: Doc[] = [];
   for (const k of keys) {
@@ -86,8 +127,9 @@ export function indexProbe(scope: Scope, coll: Collection | undefined, path: str
 /**
  * The documents a filter can match, picked by index, and the filter left to test on them; null
  * when no index applies (the caller scans). `_id` equality or `$in` of plain values is read by key
- * (in a transaction too) and leaves the rest of the filter; an equality or `$in` of scalars on
- * another indexed path leaves the whole filter.
+ * (in a transaction too) and leaves the rest of the filter; an equality or `$in` of scalars, or a
+ * range of numbers or dates, on another indexed path leaves the whole filter (the plan that picks
+ * the fewest documents wins).
  */
 export function byId(scope: Scope, coll: Collection | undefined, filter: unknown): { docs: Doc[]; rest: Doc } | null {
   if (!coll || !isPlainObject(filter)) return null;
@@ -114,18 +156,19 @@ export function byId(scope: Scope, coll: Collection | undefined, filter: unknown
     }
   }
   if (!readsCommitted(scope, coll)) return null;
-  let best: [string, unknown[]] | undefined;
+  let best: Plan | undefined;
   let bestSize = Infinity;
-  for (const [path, values] of equalities(filter)) {
-    if (!indexed(coll, path)) continue;
-    const size = coll.access.field(path, coll.docs).estimate(values);
+  for (const plan of plans(filter)) {
+    if (!indexed(coll, plan.path)) continue;
+    const size = estimate(coll, plan);
     if (size < bestSize) {
-      best = [path, values];
+      best = plan;
       bestSize = size;
     }
   }
-  if (!best) return null;
-  return { docs: fromIndex(coll, best[0], best[1]), rest: filter };
+  // a range that keeps most of the collection is cheaper to scan than to pick and order
+  if (!best || ('low' in best && bestSize > coll.docs.size / 2)) return null;
+  return { docs: fromPlan(coll, best), rest: filter };
 }
 
 /**
