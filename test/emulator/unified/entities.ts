@@ -97,7 +97,11 @@ export class EntityMap {
       else if (type === 'database') this.put(id, { type, value: this.client(String(def.client)).client.db(String(def.databaseName), (def.databaseOptions ?? {}) as Json) });
       else if (type === 'collection') this.put(id, { type, value: this.database(String(def.database)).collection(String(def.collectionName), (def.collectionOptions ?? {}) as Json) });
       else if (type === 'session') {
-        const session = this.client(String(def.client)).client.startSession((def.sessionOptions ?? {}) as Json);
+        const { snapshotTime, ...options } = (def.sessionOptions ?? {}) as Json;
+        const session = this.client(String(def.client)).client.startSession(options);
+        // sessionOptions.snapshotTime names a saved entity; this driver has no such option, so the
+        // session gets the field it would otherwise learn from its first snapshot read
+        if (snapshotTime !== undefined) Object.assign(session, { snapshotTime: this.get(String(snapshotTime)) });
         this.put(id, { type, value: session, lsid: session.id });
       } else throw new Unsupported(`entity type ${type}`);
     }
