@@ -1,4 +1,6 @@
 import { fork, type ChildProcess } from 'node:child_process';
+import { writeFile } from 'node:fs/promises';
+import { Session } from 'node:inspector/promises';
 import { join } from 'node:path';
 
 /** A bench helper process (its own event loop) and the first message it sent. */
@@ -54,6 +56,30 @@ export interface Served {
   idle?: () => Promise<void>;
 }
 
+let session: Session | null = null;
+
+/**
+ * `{profile: 'start'}` starts the CPU profiler in this process; `{profile: '<file>'}` stops it and
+ * writes the profile there, then answers `{profiled: '<file>'}`: a profile of the load alone, not
+ * of the start (bench/profile.ts).
+ */
+async function profileCommand(command: string): Promise<void> {
+  if (command === 'start') {
+    session = new Session();
+    session.connect();
+    await session.post('Profiler.enable');
+    await session.post('Profiler.start');
+    process.send?.({ profiling: true });
+    return;
+  }
+  if (!session) return;
+  const { profile } = await session.post('Profiler.stop');
+  await writeFile(command, JSON.stringify(profile));
+  session.disconnect();
+  session = null;
+  process.send?.({ profiled: command });
+}
+
 /** In a child: report readiness (or failure), answer 'idle?', run `cleanup` when the parent says stop. */
 export function serveChild(start: () => Promise<Served>): void {
   start().then(
@@ -62,6 +88,7 @@ export function serveChild(start: () => Promise<Served>): void {
       process.on('message', (m) => {
         if (m === 'idle?') void (idle ?? (async () => undefined))().then(() => process.send?.('idle'));
         if (m === 'stop') void cleanup().finally(() => process.exit(0));
+        if (m && typeof m === 'object' && 'profile' in m) void profileCommand((m as { profile: 'start' | string }).profile);
       });
       process.on('disconnect', () => void cleanup().finally(() => process.exit(0)));
     },

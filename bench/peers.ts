@@ -221,26 +221,32 @@ async function main(): Promise<void> {
       await plain.stop();
     }
 
-    // authentication on (a viewer whose read policy hides `cost`) and the read cache on (memory)
-    const guarded = await serve(pg.uri, { BENCH_AUTH: '1', REST_CACHE_ENABLED: 'true', REST_CACHE_STORE: 'memory' });
+    // authentication on: a viewer, whose read policy hides `cost`
+    const guarded = await serve(pg.uri, { BENCH_AUTH: '1' });
     try {
       const { library, baseline } = guarded.ready;
-      const viewer = { Authorization: `Bearer ${BENCH_TOKENS.viewer}` };
-      const superuser = { Authorization: `Bearer ${BENCH_TOKENS.superuser}` };
       const restricted: Side[] = [
-        { name: 'library', url: `${library}/api/v1/products?${listQuery}&cache=false`, headers: viewer },
+        { name: 'library', url: `${library}/api/v1/products?${listQuery}`, headers: { Authorization: `Bearer ${BENCH_TOKENS.viewer}` } },
         { name: 'hand-written pg', url: `${baseline}/products?${baselineList}&hide=cost` },
       ];
       await checkSame('list as a restricted role', restricted);
-      reads.push({ request: 'list as a restricted role (read policy hides cost), cache off', figures: await loadSides('restricted', restricted, guarded.idle), ceiling: null });
+      reads.push({ request: 'list as a restricted role (authenticated viewer; its read policy hides cost)', figures: await loadSides('restricted', restricted, guarded.idle), ceiling: null });
+    } finally {
+      await guarded.stop();
+    }
+
+    // the read cache on (memory store); the baseline has none
+    const cachedServer = await serve(pg.uri, { REST_CACHE_ENABLED: 'true', REST_CACHE_STORE: 'memory' });
+    try {
+      const { library, baseline } = cachedServer.ready;
       const cached: Side[] = [
-        { name: 'library', url: `${library}/api/v1/products?${listQuery}`, headers: superuser },
+        { name: 'library', url: `${library}/api/v1/products?${listQuery}` },
         { name: 'hand-written pg', url: `${baseline}/products?${baselineList}` },
       ];
       await checkSame('list, cache hit', cached);
-      reads.push({ request: 'list with the read cache on (hit, memory store); baseline uncached', figures: await loadSides('cache hit', cached, guarded.idle), ceiling: null });
+      reads.push({ request: 'list with the read cache on (hit, memory store); baseline uncached', figures: await loadSides('cache hit', cached, cachedServer.idle), ceiling: null });
     } finally {
-      await guarded.stop();
+      await cachedServer.stop();
     }
 
     lines.push(

@@ -1,15 +1,15 @@
-import { readdir, readFile, mkdir } from 'node:fs/promises';
+import { readFile, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
 import { startPostgres } from '../lib/testing';
-import { startChild } from './child';
+import { startChild, type Child } from './child';
 import { SQL_DATASET } from './dataset';
 import { seedSql } from './seed-sql';
 import type { ServeReady } from './serve';
 
 /**
  * `npx tsx bench/profile.ts [path?query]`: CPU profile of the library serving one request under
- * load on PostgreSQL (PROFILE_TARGET=baseline: the hand-written handler, for comparison) (embedded, the main benchmark's data), then the top self-time entries and the
+ * load (the load only, after a warm-up) on PostgreSQL (PROFILE_TARGET=baseline: the hand-written handler, for comparison) (embedded, the main benchmark's data), then the top self-time entries and the
  * time per package. The profile lands in bench/profiles/ (git-ignored). BENCH_SECONDS (default 10).
  */
 interface Node {
@@ -38,7 +38,20 @@ function bucket(url: string): string {
   return local ? `${local[1]}/${local[2]}` : url;
 }
 
-export function summarize(profile: Profile, top = 25): string {
+/** Sends `message` to the child and waits for its answer carrying `key`. */
+function message(child: Child<ServeReady>, body: object, key: string): Promise<void> {
+  return new Promise((resolve) => {
+    const onMessage = (m: unknown): void => {
+      if (!m || typeof m !== 'object' || !(key in m)) return;
+      child.process.off('message', onMessage);
+      resolve();
+    };
+    child.process.on('message', onMessage);
+    child.process.send(body);
+  });
+}
+
+export function summarize(profile: Profile, requests: number, top = 30): string {
   const self = new Map<number, number>();
   profile.samples.forEach((id, i) => self.set(id, (self.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0)));
   const total = [...self.values()].reduce((a, b) => a + b, 0);
@@ -55,8 +68,8 @@ export function summarize(profile: Profile, top = 25): string {
     byPkg.set(pkg, (byPkg.get(pkg) ?? 0) + t);
   }
   const busy = [...byFn.values()].reduce((a, b) => a + b, 0);
-  const pct = (t: number) => `${((100 * t) / busy).toFixed(1)}%`;
-  const lines = [`busy ${(busy / 1e6).toFixed(2)} s of ${(total / 1e6).toFixed(2)} s sampled`, '', 'top self time:'];
+  const pct = (t: number) => `${((100 * t) / busy).toFixed(1).padStart(5)}% ${((t / 1e3) / requests).toFixed(4)} ms/req`;
+  const lines = [`busy ${(busy / 1e6).toFixed(2)} s of ${(total / 1e6).toFixed(2)} s sampled: ${(busy / 1e3 / requests).toFixed(3)} ms of CPU per request`, '', 'top self time:'];
   for (const [k, t] of [...byFn].sort((a, b) => b[1] - a[1]).slice(0, top)) lines.push(`  ${pct(t).padStart(6)}  ${k}`);
   lines.push('', 'by file/package:');
   for (const [k, t] of [...byPkg].sort((a, b) => b[1] - a[1]).slice(0, top)) lines.push(`  ${pct(t).padStart(6)}  ${k}`);
@@ -66,6 +79,7 @@ export function summarize(profile: Profile, top = 25): string {
 async function main(): Promise<void> {
   const path = process.argv[2] ?? DEFAULT;
   const seconds = Number(process.env.BENCH_SECONDS ?? 10);
+  let requests = 0;
   const dir = join(__dirname, 'profiles', String(Date.now()));
   await mkdir(dir, { recursive: true });
   const pg = await startPostgres();
@@ -73,25 +87,29 @@ async function main(): Promise<void> {
     const creator = await startChild<ServeReady>('serve.ts', ['sql', pg.uri]);
     await creator.stop();
     await seedSql(pg.uri, SQL_DATASET);
-    const child = await startChild<ServeReady>('serve.ts', ['sql', pg.uri], ['--cpu-prof', `--cpu-prof-dir=${dir}`]);
+    const child = await startChild<ServeReady>('serve.ts', ['sql', pg.uri]);
+    const file = join(dir, 'load.cpuprofile');
     try {
       const url = `${process.env.PROFILE_TARGET === 'baseline' ? child.ready.baseline : child.ready.library}${path}`;
       const first = await fetch(url);
       if (!first.ok) throw new Error(`${url} -> ${first.status}: ${await first.text()}`);
       const connections = Number(process.env.BENCH_CONNECTIONS ?? 10);
       await autocannon({ url, connections, duration: 2 });
+      // only the measured load is profiled, not the server's start or the warm-up
+      await message(child, { profile: 'start' }, 'profiling');
       const r = await autocannon({ url, connections, duration: seconds });
-      console.log(`${r.requests.average} req/s, p50 ${r.latency.p50} ms, non-2xx ${r.non2xx}`);
+      await message(child, { profile: file }, 'profiled');
+      console.log(`${r.requests.average} req/s, p50 ${r.latency.p50} ms, non-2xx ${r.non2xx}; ${r.requests.total} requests`);
+      requests = r.requests.total;
     } finally {
       await child.stop();
     }
   } finally {
     await pg.stop();
   }
-  const file = (await readdir(dir)).find((f) => f.endsWith('.cpuprofile'));
-  if (!file) throw new Error('no profile written');
-  console.log(summarize(JSON.parse(await readFile(join(dir, file), 'utf8')) as Profile));
-  console.log(`\nprofile: ${join(dir, file)}`);
+  const file = join(dir, 'load.cpuprofile');
+  console.log(summarize(JSON.parse(await readFile(file, 'utf8')) as Profile, requests));
+  console.log(`\nprofile: ${file}`);
 }
 
 if (require.main === module) {

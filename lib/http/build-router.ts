@@ -79,12 +79,30 @@ export interface RouterOptions {
   deadlineMs?: number;
 }
 
-/** One Express router with every route of the table, each behind the context and the features' middleware. */
+/**
+ * One Express router with every route of the table, each behind the context and the features'
+ * middleware. Routes are grouped under their first path segment (`/products`, `/me`), one router
+ * each, so a request is matched against its resource's routes only, not against every route.
+ */
 export function buildRouter(table: RouteTable, middlewares: RouteMiddlewareFactory[], options: RouterOptions = {}): Router {
   const router = express.Router();
+  const groups = new Map<string, Router>();
   for (const route of table.all()) {
     const chain = middlewares.map((make) => make(route)).filter((m): m is RequestHandler => m !== null);
-    router[route.method](route.path, contextMiddleware(route), ...chain, handler(route, options));
+    const segment = /^\/([^/:*?()]+)(\/.*)?$/.exec(route.path);
+    let target = router;
+    let path = route.path;
+    if (segment) {
+      let group = groups.get(segment[1]);
+      if (!group) {
+        group = express.Router({ mergeParams: true });
+        groups.set(segment[1], group);
+        router.use(`/${segment[1]}`, group);
+      }
+      target = group;
+      path = segment[2] ?? '/';
+    }
+    target[route.method](path, contextMiddleware(route), ...chain, handler(route, options));
   }
   return router;
 }
