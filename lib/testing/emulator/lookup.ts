@@ -265,6 +265,28 @@ export function makeLookupOperator(resolve: LookupSource): PipelineOp {
   };
 }
 
+/**
+ * `let` made only of field paths (`{k: '$category_id'}`, the library's joins) read directly, as
+ * mingo's evalExpr does with the input document as root: the same values without building
+ * expression options per input document. undefined for any other `let` (or a rooted context).
+ */
+function plainLet(spec: unknown, options: unknown): ((obj: Doc) => Doc) | undefined {
+  if (!isPlain(spec)) return undefined;
+  const local = (options as { local?: { root?: unknown } } | undefined)?.local;
+  if (local && local.root !== undefined && local.root !== null) return undefined;
+  const fields: Array<[string, string]> = [];
+  for (const [name, expr] of Object.entries(spec)) {
+    const path = fieldPath(expr);
+    if (path === undefined || path.startsWith('$')) return undefined;
+    fields.push([name, path]);
+  }
+  return (obj) => {
+    const out: Doc = {};
+    for (const [name, path] of fields) out[name] = mingoUtil.resolve(obj, path);
+    return out;
+  };
+}
+
 /** `{...obj, [as]: joined}`: Object.assign is several times faster than a spread with a computed key. */
 function joinedTo(obj: Doc, as: string, joined: Doc[]): Doc {
   return Object.assign({}, obj, { [as]: joined });
@@ -293,8 +315,9 @@ function indexedJoin(
   };
   const memo = repeatable(spec.pipeline) ? new Map<string, Doc[]>() : undefined;
   const as = spec.as as string;
+  const letOf = plainLet(spec.let, options);
   return coll.map((obj) => {
-    const variables = mingoCore.evalExpr(obj, spec.let, options) as Doc | undefined;
+    const variables = letOf ? letOf(obj) : (mingoCore.evalExpr(obj, spec.let, options) as Doc | undefined);
     const key = memo ? strictKey(variables) : undefined;
     const known = key !== undefined ? memo?.get(key) : undefined;
     if (known) return joinedTo(obj, as, cloneDeep(known));
