@@ -114,6 +114,22 @@ describe('emulator conformance: let, collation, hint, validators, collection opt
     expect((await refusal(db.createCollection('j', { validator: { $jsonSchema: { required: ['x'] } } }))).code).to.equal(238);
   });
 
+  it('converts an index to unique through collMod prepareUnique, then unique', async () => {
+    const c = rows(db, 'c');
+    await c.createIndex({ x: 1 });
+    await c.insertOne({ _id: 4, x: 1 });
+    expect((await db.command({ collMod: 'c', index: { keyPattern: { x: 1 }, prepareUnique: true } })).prepareUnique_new).to.equal(true);
+    expect((await refusal(c.insertOne({ _id: 5, x: 2 }))).code).to.equal(11000);
+    await c.updateOne({ _id: 4 }, { $set: { y: 1 } }); // keeps its (duplicated) key: allowed
+    const err = await refusal(db.command({ collMod: 'c', index: { keyPattern: { x: 1 }, unique: true } }));
+    expect(err.code).to.equal(359);
+    expect(err.errorResponse.violations).to.deep.equal([{ ids: [1, 4] }]);
+    await c.deleteOne({ _id: 4 });
+    await db.command({ collMod: 'c', index: { keyPattern: { x: 1 }, unique: true } });
+    expect((await c.listIndexes().toArray()).find((i) => i.name === 'x_1')?.unique).to.equal(true);
+    expect((await refusal(c.updateOne({ _id: 3 }, { $set: { x: 1 } }))).code).to.equal(11000);
+  });
+
   it('lists a clustered collection and its clustered index', async () => {
     await db.createCollection('cl', { clusteredIndex: { key: { _id: 1 }, unique: true, name: 'by id' } });
     const [info] = await db.listCollections({ name: 'cl' }, { nameOnly: false }).toArray();

@@ -35,6 +35,7 @@ export const Codes = {
   Location6047401: 6047401,
   InvalidIndexSpecificationOption: 197,
   CannotCreateIndex: 67,
+  CannotConvertIndexToUnique: 359,
   Location51183: 51183,
   Location51132: 51132,
   Location13113: 13113,

@@ -1,6 +1,7 @@
 import { CommandError } from '../errors';
 import { Index } from '../indexes';
 import { checkValidator } from '../validation';
+import { convertToUnique } from '../prepare-unique';
 import { isPlainObject, type Doc } from '../values';
 import { collectionName, type Handler } from './context';
 import { ddlCommands } from './ddl';
@@ -67,7 +68,7 @@ const create: Handler = (ctx) => {
 
 const COLLMOD_OPTIONS = new Set(['collMod', 'validator', 'validationLevel', 'validationAction', 'changeStreamPreAndPostImages', 'index', 'viewOn', 'pipeline', 'expireAfterSeconds', 'timeseries']);
 
-/** `collMod`: validation settings and pre/post image settings; index changes only for `hidden`. */
+/** `collMod`: validation settings, pre/post image settings, an index's `hidden`, `prepareUnique` and `unique: true`. */
 const collMod: Handler = (ctx) => {
   const { cmd } = ctx;
   const name = collectionName(ctx, 'collMod');
@@ -85,8 +86,18 @@ const collMod: Handler = (ctx) => {
     const index = coll.indexes.find((i) => (typeof spec.name === 'string' ? i.spec.name === spec.name : JSON.stringify(i.spec.key) === JSON.stringify(spec.keyPattern)));
     if (!index) throw new CommandError('IndexNotFound', `cannot find index ${JSON.stringify(spec.name ?? spec.keyPattern)} for ns ${coll.ns}`);
     for (const k of Object.keys(spec)) {
-      if (k === 'name' || k === 'keyPattern' || k === 'hidden') continue;
-      notImplemented(`collMod index option '${k}' is`);
+      if (['name', 'keyPattern', 'hidden', 'prepareUnique'].includes(k) || (k === 'unique' && spec.unique === true)) continue;
+      notImplemented(`collMod index option '${k}: ${JSON.stringify(spec[k])}' is`);
+    }
+    if (typeof spec.prepareUnique === 'boolean') {
+      const was = index.spec.prepareUnique === true;
+      if (spec.prepareUnique) index.spec.prepareUnique = true;
+      else delete index.spec.prepareUnique;
+      if (was !== spec.prepareUnique) Object.assign(reply, { prepareUnique_old: was, prepareUnique_new: spec.prepareUnique });
+    }
+    if (spec.unique === true && !index.unique) {
+      convertToUnique(ctx.scope, coll, index);
+      reply.unique_new = true;
     }
     if (typeof spec.hidden === 'boolean') {
       if (index.spec.name === '_id_') throw new CommandError('BadValue', 'can\'t hide _id index');

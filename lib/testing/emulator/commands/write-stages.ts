@@ -5,6 +5,7 @@ import { idKeyOf, validateCollectionName, type Collection } from '../store';
 import { isPlainObject, keyOf, pathValues, type Doc } from '../values';
 import { resolverFor, type CommandContext } from './context';
 import { validateDocument } from '../validation';
+import { checkPrepareUnique } from '../prepare-unique';
 
 /**
  * `$out` and `$merge`, the last stage of an aggregate: the pipeline before it runs as usual, then
@@ -99,6 +100,7 @@ function merge(ctx: CommandContext, raw: unknown, results: Doc[], bypass: boolea
       if (whenNotMatched === 'fail') throw new CommandError('Location13113', '$merge could not find a matching document in the target collection for at least one document in the source collection');
       const doc = withId(result);
       validateDocument(coll, doc, undefined, bypass);
+      checkPrepareUnique(ctx.scope, coll, doc, undefined);
       ctx.scope.write(coll, idKeyOf(doc), doc, true);
       byKey.set(keyOfDoc(doc), doc);
       continue;
@@ -118,6 +120,7 @@ function merge(ctx: CommandContext, raw: unknown, results: Doc[], bypass: boolea
       throw new CommandError('ImmutableField', "$merge failed to update the matching document, did you attempt to modify the _id or the shard key? :: caused by :: Performing an update on the path '_id' would modify the immutable field '_id'");
     }
     validateDocument(coll, next, match, bypass);
+    checkPrepareUnique(ctx.scope, coll, next, match);
     ctx.scope.write(coll, idKeyOf(match), next, false);
     byKey.set(keyOfDoc(next), next);
   }

@@ -9,6 +9,7 @@ import { checkHint, letVariables } from './options';
 import { parseCollation, type Collation } from '../collation';
 import { collatedSelect } from './collated';
 import { validateDocument } from '../validation';
+import { checkPrepareUnique } from '../prepare-unique';
 
 /** The documents a write statement's filter selects: by key when it pins _id, else a scan. */
 function findIn(ctx: CommandContext, coll: Collection | undefined, filter: unknown, options: { sort?: unknown; limit?: number; variables?: Doc; collation?: Collation }): Doc[] {
@@ -81,6 +82,7 @@ const insert: Handler = (ctx) => {
     const doc = withId(raw);
     checkId(doc);
     validateDocument(coll, doc, undefined, ctx.cmd.bypassDocumentValidation === true);
+    checkPrepareUnique(ctx.scope, coll, doc, undefined);
     ctx.scope.write(coll, idKeyOf(doc), doc, true);
     n++;
   });
@@ -100,6 +102,7 @@ function upsertInsert(ctx: CommandContext, coll: Collection, filter: Doc, u: unk
   doc = withId(doc);
   checkId(doc);
   validateDocument(coll, doc, undefined, ctx.cmd.bypassDocumentValidation === true);
+  checkPrepareUnique(ctx.scope, coll, doc, undefined);
   ctx.scope.write(coll, idKeyOf(doc), doc, true);
   return doc;
 }
@@ -132,6 +135,7 @@ const update: Handler = (ctx) => {
         nMatched++;
         if (!result.modified) continue;
         validateDocument(coll, result.doc, doc, ctx.cmd.bypassDocumentValidation === true);
+        checkPrepareUnique(ctx.scope, coll, result.doc, doc);
         ctx.scope.write(coll, idKeyOf(doc), result.doc, false);
         nModified++;
       }
@@ -193,6 +197,7 @@ const findAndModify: Handler = (ctx) => {
     const result = applyUpdate(match, cmd.update, { arrayFilters, filter: positional(filter, cmd.update), resolver: resolverFor(ctx), variables });
     if (result.modified) {
       validateDocument(coll, result.doc, match, ctx.cmd.bypassDocumentValidation === true);
+      checkPrepareUnique(ctx.scope, coll, result.doc, match);
       ctx.scope.write(coll, idKeyOf(match), result.doc, false);
     }
     return {
