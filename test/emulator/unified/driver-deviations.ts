@@ -1,6 +1,6 @@
 /**
- * Spec tests that fail because of the Node.js driver, not the server: skipped with the reason
- * (the Node driver's own unified runner skips them too). Keys: `folder/file` or `folder/file/test`.
+ * Spec tests that fail because of the Node.js driver, not the server: skipped with the reason.
+ * Keys: `folder/file` or `folder/file/test`.
  */
 export const DRIVER_DEVIATIONS: Record<string, string> = {
   'crud/create-null-ids': 'Node.js driver deviation: it replaces an _id of null with a new ObjectId before sending',
