@@ -234,11 +234,19 @@ export class SqlDriver extends ConnectionDriver<Sequelize> implements Driver {
       else groups.set(match, [row]);
     }
     const many = plan.kind === 'hasMany' || plan.kind === 'belongsToMany';
+    const given = new Set<Row[]>();
     for (const parent of parents) {
       const value = parent[plan.parentField];
       const group = value === null || value === undefined ? undefined : groups.get(String(value));
-      // copies: one related record may hang under several parents
-      parent[plan.name] = many ? (group ?? []).map((r) => ({ ...r })) : group?.[0] ? { ...group[0] } : null;
+      // every parent gets records of its own: a to-many group goes as is to the first parent with
+      // that key (usually the only one) and as copies to any other; a to-one record is copied
+      if (!many) parent[plan.name] = group?.[0] ? { ...group[0] } : null;
+      else if (!group) parent[plan.name] = [];
+      else if (given.has(group)) parent[plan.name] = group.map((r) => ({ ...r }));
+      else {
+        given.add(group);
+        parent[plan.name] = group;
+      }
     }
   }
 

@@ -522,12 +522,12 @@ export class ResourceService {
     if (missing.length > 0) throw scope.notFound?.(missing) ?? new MissingIdsError(this.name, missing);
   }
 
-  /** What a write returns: the records as a read returns them, inside the write's transaction. */
   /** The read of records just written, as the caller may see them (no relations). */
   private readBack(ids: Id[], ctx: RequestContext): ListQuery {
     return narrowColumns(byIdsQuery(this.entry.info, ids, { select: null, relations: [] }), this.pipeline.viewOf(ctx));
   }
 
+  /** What a write returns: the records as a read returns them, inside the write's transaction. */
   private async reload(ids: Id[], tx: Transaction, ctx: RequestContext): Promise<Row[]> {
     const query = this.readBack(ids, ctx);
     const { rows } = await this.driver.list(query, tx);
