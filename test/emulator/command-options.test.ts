@@ -89,13 +89,37 @@ describe('emulator conformance: let, collation, hint, validators, collection opt
     expect(await c.listIndexes().toArray()).to.have.length(3);
   });
 
-  it('refuses views, time-series and capped collections instead of creating plain ones', async () => {
-    expect((await refusal(db.createCollection('v', { viewOn: 'c', pipeline: [] }))).code).to.equal(238);
+  it('refuses time-series and capped collections instead of creating plain ones', async () => {
     expect((await refusal(db.createCollection('t', { timeseries: { timeField: 'time' } }))).code).to.equal(238);
     expect((await refusal(db.createCollection('k', { capped: true, size: 4096 }))).code).to.equal(238);
     expect((await refusal(db.command({ create: 'u', frobnicate: 1 }))).code).to.equal(40415);
     const names = (await db.listCollections().toArray()).map((i) => i.name);
     expect(names).to.deep.equal(['c']);
+  });
+
+  it('serves read-only views: reads through the pipeline, writes refused (166)', async () => {
+    await db.createCollection('big', { viewOn: 'c', pipeline: [{ $match: { x: { $gte: 2 } } }, { $project: { name: 1 } }] });
+    await db.createCollection('upper', { viewOn: 'big', pipeline: [{ $match: { name: 'B' } }] });
+    const big = rows(db, 'big');
+    expect(await big.find({}, { sort: { _id: -1 } }).toArray()).to.deep.equal([{ _id: 3, name: 'B' }, { _id: 2, name: 'b' }]);
+    expect(await big.find({ name: 'b' }, { projection: { _id: 0 } }).toArray()).to.deep.equal([{ name: 'b' }]);
+    expect(await big.countDocuments()).to.equal(2);
+    expect(await big.estimatedDocumentCount()).to.equal(2);
+    expect(await big.distinct('name')).to.deep.equal(['b', 'B']);
+    expect(await rows(db, 'upper').find().toArray()).to.deep.equal([{ _id: 3, name: 'B' }]);
+    const joined = await rows(db, 'c').aggregate([{ $match: { _id: 3 } }, { $lookup: { from: 'big', localField: '_id', foreignField: '_id', as: 'v' } }]).toArray();
+    expect(joined[0].v).to.deep.equal([{ _id: 3, name: 'B' }]);
+    const info = await db.listCollections({ type: 'view' }).toArray();
+    expect(info.map((i) => i.name).sort()).to.deep.equal(['big', 'upper']);
+    expect((await refusal(big.insertOne({ _id: 9 }))).code).to.equal(166);
+    expect((await refusal(big.deleteMany({}))).code).to.equal(166);
+    expect((await refusal(big.createIndex({ name: 1 }))).code).to.equal(166);
+    expect((await refusal(rows(db, 'c').aggregate([{ $out: 'big' }]).toArray())).code).to.equal(166);
+    expect((await refusal(db.createCollection('bad', { viewOn: 'c', pipeline: [{ $out: 'x' }] }))).code).to.equal(167);
+    await db.command({ collMod: 'big', viewOn: 'c', pipeline: [] });
+    expect(await big.countDocuments()).to.equal(3);
+    await big.drop();
+    expect(await rows(db, 'c').countDocuments()).to.equal(3);
   });
 
   it('enforces a query-operator validator, with bypassDocumentValidation and collMod', async () => {

@@ -32,6 +32,7 @@ export const Codes = {
   CommandNotSupported: 115,
   CommandNotSupportedOnView: 166,
   OptionNotSupportedOnView: 167,
+  ViewDepthLimitExceeded: 150,
   Location6047401: 6047401,
   InvalidIndexSpecificationOption: 197,
   CannotCreateIndex: 67,

@@ -1,6 +1,7 @@
 import { CommandError } from '../errors';
 import { Index } from '../indexes';
 import { checkValidator } from '../validation';
+import { checkViewDefinition, isView } from '../views';
 import { convertToUnique } from '../prepare-unique';
 import { isPlainObject, type Doc } from '../values';
 import { collectionName, type Handler } from './context';
@@ -37,7 +38,7 @@ function checkValidation(cmd: Doc, command: string): void {
 const create: Handler = (ctx) => {
   const { cmd } = ctx;
   for (const k of Object.keys(cmd)) if (!CREATE_OPTIONS.has(k) && !GENERIC.has(k)) throw new CommandError('Location40415', `BSON field 'create.${k}' is an unknown field.`);
-  if (cmd.viewOn !== undefined || cmd.pipeline !== undefined) notImplemented('views are');
+  if (cmd.viewOn !== undefined || cmd.pipeline !== undefined) return createView(ctx);
   if (cmd.timeseries !== undefined) notImplemented('time-series collections are');
   if (cmd.capped === true) notImplemented('capped collections are');
   if (cmd.encryptedFields !== undefined) notImplemented('queryable encryption is');
@@ -66,6 +67,18 @@ const create: Handler = (ctx) => {
   return reply;
 };
 
+/** A read-only view: its definition is stored as the options of an entry that holds no documents (views.ts). */
+const createView: Handler = (ctx) => {
+  const { cmd } = ctx;
+  if (ctx.txn) throw new CommandError('OperationNotSupportedInTransaction', 'Cannot create a view in a multi-document transaction.');
+  for (const k of Object.keys(cmd)) {
+    if (!['create', 'viewOn', 'pipeline', 'collation'].includes(k) && !GENERIC.has(k)) throw new CommandError('InvalidOptions', `option not supported on a view: ${k}`);
+  }
+  checkCollation(cmd.collation, 'create.collation');
+  const pipeline = checkViewDefinition(cmd.viewOn, cmd.pipeline);
+  return ddlCommands.create({ ...ctx, cmd: { create: cmd.create, viewOn: cmd.viewOn, pipeline } });
+};
+
 const COLLMOD_OPTIONS = new Set(['collMod', 'validator', 'validationLevel', 'validationAction', 'changeStreamPreAndPostImages', 'index', 'viewOn', 'pipeline', 'expireAfterSeconds', 'timeseries']);
 
 /** `collMod`: validation settings, pre/post image settings, an index's `hidden`, `prepareUnique` and `unique: true`. */
@@ -75,7 +88,14 @@ const collMod: Handler = (ctx) => {
   for (const k of Object.keys(cmd)) if (!COLLMOD_OPTIONS.has(k) && !GENERIC.has(k)) throw new CommandError('InvalidOptions', `unknown option to collMod: ${k}`);
   const coll = ctx.state.store.get(ctx.db, name);
   if (!coll) throw new CommandError('NamespaceNotFound', `ns does not exist: ${ctx.db}.${name}`);
-  if (cmd.viewOn !== undefined || cmd.pipeline !== undefined) notImplemented('views are');
+  if (isView(coll)) {
+    for (const k of Object.keys(cmd)) if (!['collMod', 'viewOn', 'pipeline'].includes(k) && !GENERIC.has(k)) throw new CommandError('InvalidOptions', `option not supported on a view: ${k}`);
+    const pipeline = checkViewDefinition(cmd.viewOn ?? coll.options.viewOn, cmd.pipeline ?? coll.options.pipeline);
+    coll.options.viewOn = cmd.viewOn ?? coll.options.viewOn;
+    coll.options.pipeline = pipeline;
+    return { ok: 1 };
+  }
+  if (cmd.viewOn !== undefined || cmd.pipeline !== undefined) throw new CommandError('InvalidOptions', `${coll.ns} is a collection, not a view`);
   if (cmd.timeseries !== undefined) notImplemented('time-series collections are');
   if (cmd.expireAfterSeconds !== undefined) notImplemented('TTL deletion (expireAfterSeconds) is');
   checkValidation(cmd, 'collMod');

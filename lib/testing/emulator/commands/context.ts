@@ -5,6 +5,7 @@ import { Store } from '../store';
 import { Scope, TransactionManager, type Transaction } from '../transactions';
 import type { Doc } from '../values';
 import { indexProbe } from '../by-id';
+import { isView, viewDocuments } from '../views';
 import type { LookupSource } from '../lookup';
 
 /** Everything one emulator instance owns; all state is in memory and per instance. */
@@ -47,8 +48,15 @@ export function optionalNumber(value: unknown, field: string): number | undefine
 
 /** Resolver for $lookup/$graphLookup/$unionWith: collections of the same database, as this scope sees them. */
 export function resolverFor(ctx: CommandContext): LookupSource {
-  const resolve: LookupSource = (name) => ctx.scope.list(ctx.state.store.get(ctx.db, name));
-  // $lookup reads an indexed foreign path through the index (by-id.ts)
-  resolve.probe = (name, path) => indexProbe(ctx.scope, ctx.state.store.get(ctx.db, name), path);
+  const resolve: LookupSource = (name) => {
+    const coll = ctx.state.store.get(ctx.db, name);
+    // a view's documents are its pipeline over its source (views.ts)
+    return coll && isView(coll) ? viewDocuments(ctx.state.store, ctx.scope, ctx.db, coll, resolve) : ctx.scope.list(coll);
+  };
+  // $lookup reads an indexed foreign path through the index (by-id.ts); a view has none
+  resolve.probe = (name, path) => {
+    const coll = ctx.state.store.get(ctx.db, name);
+    return coll && isView(coll) ? undefined : indexProbe(ctx.scope, coll, path);
+  };
   return resolve;
 }

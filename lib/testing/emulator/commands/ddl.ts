@@ -7,6 +7,9 @@ import { collectionName, type CommandContext, type Handler } from './context';
 import { heldBy } from './transactions';
 
 function collectionInfo(coll: Collection): Doc {
+  if (typeof coll.options.viewOn === 'string') {
+    return { name: coll.name, type: 'view', options: { viewOn: coll.options.viewOn, pipeline: coll.options.pipeline ?? [] }, info: { readOnly: true } };
+  }
   return {
     name: coll.name,
     type: 'collection',

@@ -7,6 +7,7 @@ import { checkReadConcern } from './options';
 import { readCommands } from './read';
 import { touchSession } from './sessions';
 import { transactionCommands } from './transactions';
+import { withViews } from './views';
 import { writeCommands } from './write';
 import type { Handler } from './context';
 
@@ -20,7 +21,7 @@ function common(name: string, handler: Handler): Handler {
   };
 }
 
-const all: Record<string, Handler> = {
+const all: Record<string, Handler> = withViews({
   ...handshakeCommands,
   ...readCommands,
   ...writeCommands,
@@ -28,7 +29,7 @@ const all: Record<string, Handler> = {
   ...transactionCommands,
   ...adminCommands,
   ...collectionOptionCommands,
-};
+});
 
 /** Every command the emulator answers; anything else is CommandNotFound (59). */
 export const commands: Record<string, Handler> = Object.fromEntries(Object.entries(all).map(([name, h]) => [name, common(name, h)]));

@@ -5,6 +5,7 @@ import { idKeyOf, validateCollectionName, type Collection } from '../store';
 import { isPlainObject, keyOf, pathValues, type Doc } from '../values';
 import { resolverFor, type CommandContext } from './context';
 import { validateDocument } from '../validation';
+import { notOnView } from '../views';
 import { checkPrepareUnique } from '../prepare-unique';
 
 /**
@@ -49,6 +50,7 @@ export function runWriteStage(ctx: CommandContext, stage: WriteStage, results: D
   if (stage.name === '$out') {
     const into = target(ctx, stage.spec, '$out');
     validateCollectionName(into.coll);
+    notOnView(ctx.state.store.get(into.db, into.coll), '$out');
     const coll = ctx.scope.ensure(into.db, into.coll);
     // the server writes into a temporary collection and renames it over the target: the
     // target's indexes stay, its documents are replaced, a duplicate _id fails the whole stage
@@ -80,6 +82,7 @@ function merge(ctx: CommandContext, raw: unknown, results: Doc[], bypass: boolea
     throw new CommandError('BadValue', `Enumeration value '${String(whenMatched)}' for field '$merge.whenMatched' is not a valid value.`);
   }
   const existing = ctx.state.store.get(into.db, into.coll);
+  notOnView(existing, '$merge');
   if (!(on.length === 1 && on[0] === '_id')) {
     const key = JSON.stringify(Object.fromEntries(on.map((f) => [f, 1])));
     const unique = existing?.indexes.some((i) => i.unique && JSON.stringify(Object.fromEntries(Object.keys(i.spec.key).map((f) => [f, 1]))) === key);
