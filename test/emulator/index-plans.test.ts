@@ -10,6 +10,8 @@ import { listen, type RunningServer } from '../../lib/testing/emulator/server';
  * updates and deletes run on both and the answers are compared. Then: an indexed equality on
  * 20,000 documents examines only its matches (the planner's counter, read from the server state).
  */
+type Numbered = { _id: number } & Document;
+
 describe('emulator: index plans', () => {
   let state: EmulatorState;
   let server: RunningServer;
@@ -88,12 +90,15 @@ describe('emulator: index plans', () => {
     return { $or: [one(), one()] };
   }
 
-  async function twins(name: string, docs: Document[]): Promise<[Collection, Collection]> {
-    const indexed = db.collection(`${name}_indexed`);
-    const plain = db.collection(`${name}_plain`);
+  /** A collection whose documents have numeric `_id`s (the driver's default typing wants ObjectIds). */
+  const numbered = (name: string): Collection<Numbered> => db.collection<Numbered>(name);
+
+  async function twins(name: string, docs: Document[]): Promise<[Collection<Numbered>, Collection<Numbered>]> {
+    const indexed = numbered(`${name}_indexed`);
+    const plain = numbered(`${name}_plain`);
     await indexed.createIndexes([{ key: { a: 1 } }, { key: { b: -1, a: 1 } }, { key: { 'n.x': 1 } }, { key: { ref: 'hashed' } }, { key: { num: -1 } }]);
-    await indexed.insertMany(docs.map((d) => ({ ...d })));
-    await plain.insertMany(docs.map((d) => ({ ...d })));
+    await indexed.insertMany(docs.map((d) => ({ ...d }) as Numbered));
+    await plain.insertMany(docs.map((d) => ({ ...d }) as Numbered));
     return [indexed, plain];
   }
 
@@ -124,8 +129,8 @@ describe('emulator: index plans', () => {
         expect(x.deletedCount, label).to.equal(y.deletedCount);
         // put a fresh document back (it goes last in natural order on both)
         const doc = documentFrom(rnd, 1000 + round);
-        await indexed.insertOne({ ...doc });
-        await plain.insertOne({ ...doc });
+        await indexed.insertOne({ ...doc } as Numbered);
+        await plain.insertOne({ ...doc } as Numbered);
       }
       expect(await indexed.find().toArray(), `${label}: whole collections after the write`).to.deep.equal(await plain.find().toArray());
     }
@@ -137,7 +142,7 @@ describe('emulator: index plans', () => {
     this.timeout(60_000);
     const rnd = random(7);
     const [indexed, plain] = await twins('joined', Array.from({ length: 80 }, (_, i) => documentFrom(rnd, i)));
-    const products = db.collection('lookup_products');
+    const products = numbered('lookup_products');
     await products.insertMany(Array.from({ length: 30 }, (_, i) => ({ _id: i, k: valueFrom(rnd), r: ids[i % ids.length], ks: [valueFrom(rnd), valueFrom(rnd)] })));
     const pipelineFor = (from: string): Document[] => [
       { $lookup: { from, let: { k: '$k' }, pipeline: [{ $match: { $expr: { $eq: ['$a', '$$k'] } } }, { $project: { i: 1 } }], as: 'byA' } },
@@ -154,10 +159,10 @@ describe('emulator: index plans', () => {
   it('sort + limit keeps the best documents (top-k) exactly as a full sort orders them, ties in natural order', async function () {
     this.timeout(60_000);
     const rnd = random(99);
-    const c = db.collection('topk');
+    const c = numbered('topk');
     // few distinct keys, so ties are many; a second collection mixes types (mingo's general sort)
     await c.insertMany(Array.from({ length: 500 }, (_, i) => ({ _id: i, s: `k${Math.floor(rnd() * 20)}`, n: Math.floor(rnd() * 30) / 2, g: i % 3 })));
-    const mixed = db.collection('topk_mixed');
+    const mixed = numbered('topk_mixed');
     await mixed.insertMany(Array.from({ length: 200 }, (_, i) => ({ _id: i, s: i % 7 === 0 ? i : `k${i % 13}`, n: i % 11 === 0 ? null : i % 17 })));
     for (const coll of [c, mixed]) {
       for (let round = 0; round < 40; round++) {
@@ -175,7 +180,7 @@ describe('emulator: index plans', () => {
 
   it('an indexed equality on 20,000 documents examines only its matches; a by-id read only its document', async function () {
     this.timeout(120_000);
-    const items = db.collection('big');
+    const items = numbered('big');
     await items.createIndex({ sku: 1 }, { unique: true });
     await items.createIndex({ cat: 1 });
     await items.insertMany(Array.from({ length: 20_000 }, (_, i) => ({ _id: i, sku: `S${i}`, cat: i % 400, v: i })));
