@@ -178,6 +178,34 @@ describe('emulator: index plans', () => {
     }
   });
 
+  it('streamed find cursors: the cursor id is 0 exactly when nothing is left, limits and batches as when materialised', async () => {
+    const c = numbered('streamed');
+    await c.insertMany(Array.from({ length: 102 }, (_, i) => ({ _id: i, odd: i % 2 === 1 })));
+    const find = (cmd: Document): Promise<Document> => db.command({ find: 'streamed', ...cmd });
+    const idOf = (reply: Document): number => Number((reply.cursor as Document).id);
+    const batch = (reply: Document, which: 'firstBatch' | 'nextBatch'): number[] => ((reply.cursor as Document)[which] as Document[]).map((d) => d._id as number);
+    // 102 documents: a first batch of 101 leaves one, then the cursor ends
+    const first = await find({ filter: {} });
+    expect(batch(first, 'firstBatch')).to.have.length(101);
+    expect(idOf(first)).to.not.equal(0);
+    const more = await db.command({ getMore: (first.cursor as Document).id, collection: 'streamed' });
+    expect(batch(more, 'nextBatch')).to.deep.equal([101]);
+    expect(idOf(more)).to.equal(0);
+    // exactly the first batch's size left: closed at once
+    const odd = await find({ filter: { odd: true }, batchSize: 51 });
+    expect(batch(odd, 'firstBatch')).to.have.length(51);
+    expect(idOf(odd)).to.equal(0);
+    // limit and skip stop the stream; batchSize 0 opens a cursor that still returns everything
+    const limited = await find({ filter: { odd: false }, skip: 3, limit: 4 });
+    expect(batch(limited, 'firstBatch')).to.deep.equal([6, 8, 10, 12]);
+    expect(idOf(limited)).to.equal(0);
+    const empty = await find({ filter: {}, batchSize: 0 });
+    expect(batch(empty, 'firstBatch')).to.deep.equal([]);
+    const rest = await c.find({}, { batchSize: 40 }).toArray();
+    expect(rest.map((d) => d._id)).to.deep.equal(Array.from({ length: 102 }, (_, i) => i));
+    await db.command({ killCursors: 'streamed', cursors: [(empty.cursor as Document).id] });
+  });
+
   it('an indexed equality on 20,000 documents examines only its matches; a by-id read only its document', async function () {
     this.timeout(120_000);
     const items = numbered('big');
