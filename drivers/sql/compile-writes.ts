@@ -49,7 +49,7 @@ export function compileInsert(info: StorageInfo, key: string, records: Record<st
  * One UPDATE for every item whatever their changed fields: a field absent from an item's changes
  * keeps its value (CASE on the key's presence in that item's JSON). updated_at = now() truncated to milliseconds (what a JS Date holds, so keyset cursors on timestamps compare exactly).
  */
-export function compileUpdate(info: StorageInfo, key: string, items: { id: unknown; changes: Record<string, unknown> }[], guard?: { field: string; isNull: boolean }): SqlStatement {
+export function compileUpdate(info: StorageInfo, key: string, items: { id: unknown; changes: Record<string, unknown> }[], guard?: { field: string; isNull: boolean }, returned: string[] = [key]): SqlStatement {
   const managed = MANAGED(info, key);
   const fields = [...new Set(items.flatMap((i) => Object.keys(i.changes)))].filter((f) => f in info.columns && !managed.has(f));
   const table = tableSql(info);
@@ -73,7 +73,7 @@ export function compileUpdate(info: StorageInfo, key: string, items: { id: unkno
       `UPDATE ${table} AS "t" SET ${sets.join(', ')} FROM (SELECT "e"."j", jsonb_populate_record(NULL::${table}, "e"."j") AS "r" ` +
       `FROM jsonb_array_elements($1::jsonb) AS "e"("j")) AS "u" WHERE "t".${keyCol} = ("u"."r").${keyCol}` +
       (guard ? ` AND "t".${quoteIdent(columnOf(info, guard.field))} IS ${guard.isNull ? '' : 'NOT '}NULL` : '') +
-      ` RETURNING "t".${keyCol}`,
+      ` RETURNING ${returned.map((f) => `"t".${quoteIdent(columnOf(info, f))} AS ${quoteIdent(f)}`).join(', ')}`,
     bind: [json],
   };
 }

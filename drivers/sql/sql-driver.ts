@@ -140,6 +140,15 @@ export class SqlDriver extends ConnectionDriver<Sequelize> implements Driver {
     return (await this.run(compileUpdate(this.table(model), key, items, guard), this.tx(tx))).length;
   }
 
+  /** One UPDATE ... RETURNING the read's columns: the changed rows without reading them back. */
+  async updateRows(model: string, items: UpdateItem[], tx: Transaction, read: ListQuery): Promise<Row[]> {
+    if (items.length === 0) return [];
+    const fields = selectFields(new CompileContext(this.requireCatalog(), this.tables), model, read.select, []);
+    const key = this.requireCatalog().model(model).key;
+    const rows = await this.run(compileUpdate(this.table(model), key, items, undefined, fields), this.tx(tx));
+    return rows.map((r) => this.shape(model, fields, r));
+  }
+
   /** One `DELETE ... RETURNING`: exactly the rows this statement removed (a concurrent delete's rows are not reported). */
   async delete(model: string, ids: Id[], tx: Transaction): Promise<Id[]> {
     if (ids.length === 0) return [];

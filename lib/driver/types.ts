@@ -152,6 +152,9 @@ export interface Driver {
    */
   insertRows?(model: string, records: Record<string, unknown>[], tx: Transaction, read: ListQuery): Promise<Row[]>;
 
+  /** Optional: `update` without a guard, returning the updated rows as `insertRows` does. */
+  updateRows?(model: string, items: UpdateItem[], tx: Transaction, read: ListQuery): Promise<Row[]>;
+
   /**
    * Apply changes to existing records (bulk, one statement); updated_at is set by the driver.
    * Returns how many records were updated (with a guard, those that still passed it).

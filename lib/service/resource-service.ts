@@ -263,6 +263,13 @@ export class ResourceService {
         await this.assertAllVisible(ids, ctx, tx, scope);
         await this.assertOwned(ids, 'update', ctx, tx);
         const changed = items.filter((item) => Object.keys(item.changes).length > 0);
+        // every record changes: the UPDATE returns them (the cycle check only reads)
+        if (this.driver.updateRows && changed.length === items.length) {
+          const read = this.readBack(ids, ctx);
+          const rows = await this.driver.updateRows(this.name, changed, tx, read);
+          await this.assertNoCycle(items, tx, (i) => `${key}.${i}.`);
+          return inIdOrder(this.shape(rows, read, ctx), ids, this.entry.info.key);
+        }
         if (changed.length > 0) await this.driver.update(this.name, changed, tx);
         await this.assertNoCycle(items, tx, (i) => `${key}.${i}.`);
         return this.reload(ids, tx, ctx);
