@@ -53,7 +53,8 @@ function formatInPlace(value: unknown): void {
   }
   if (value === null || typeof value !== 'object') return;
   const record = value as Record<string, unknown>;
-  for (const key of Object.keys(record)) {
+  // for-in: no array of keys allocated per row (driver rows are plain objects)
+  for (const key in record) {
     const inner = record[key];
     if (inner instanceof Date) record[key] = formatDate(inner);
     else if (inner !== null && typeof inner === 'object') formatInPlace(inner);
