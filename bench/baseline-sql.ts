@@ -1,5 +1,6 @@
 import express from 'express';
 import type { Pool } from 'pg';
+import { productSchemas } from '../example-app/validation';
 import { isoMicro } from './format';
 
 type Row = Record<string, unknown>;
@@ -115,9 +116,12 @@ export function sqlBaselineApp(pool: Pool): express.Express {
 
   /** Bulk create: one multi-row INSERT ... RETURNING * (no validation beyond the database's). */
   const columns = ['name', 'sku', 'price', 'stock', 'status', 'description', 'featured', 'category_id'] as const;
+  // ?validate=1: each item first through the example app's yup schema, as the library does
+  const schema = productSchemas('sql').create;
   app.post('/products', express.json({ limit: '1mb' }), async (req, res, next) => {
     try {
       const items = (req.body as { product: Row[] }).product;
+      if (req.query.validate === '1') for (const item of items) await schema.validate(item, { abortEarly: false });
       const values: unknown[] = [];
       const tuples = items.map((item) => {
         const start = values.length;
