@@ -4,6 +4,7 @@ import { CommandError, toCommandError } from './errors';
 import { HASH_LOOKUP_STAGE, makeLookupOperator } from './lookup';
 import { emulatorContext, filterContext } from './mingo-context';
 import { checkStage } from './stage-checks';
+import { CLONE_STAGE, cloneStage, copyOnWrite, facetStage } from './copy-on-write';
 import { topK } from './top-k';
 import { cloneDeep, isOperatorObject, isPlainObject, type Doc } from './values';
 
@@ -125,7 +126,8 @@ export function validatePipeline(pipeline: unknown): Doc[] {
 
 /**
  * mingo's $count emits {n: 0} for empty input; MongoDB emits no document. Rewrite $count as
- * $group + $project everywhere (including $facet, $lookup and $unionWith sub-pipelines).
+ * $group + $project everywhere (including $facet, $lookup and $unionWith sub-pipelines), and put
+ * a copy before every stage that may change its input (copy-on-write.ts), at every level.
  */
 function rewriteStages(stages: Doc[]): Doc[] {
   const out: Doc[] = [];
@@ -151,17 +153,18 @@ function rewriteStages(stages: Doc[]): Doc[] {
       out.push(stage);
     }
   }
-  return out;
+  return copyOnWrite(out);
 }
 
 export function aggregate(docs: Doc[], pipeline: unknown, resolver: Resolver, variables?: Doc): Doc[] {
   const stages = rewriteStages(validatePipeline(pipeline));
   const options: MingoOptions = {
-    // mingo mutates inputs of $addFields/$set on nested paths; stored docs must stay untouched.
-    processingMode: ProcessingMode.CLONE_INPUT,
-    collectionResolver: (name: string) => resolver(name).map((d) => cloneDeep(d)),
+    // Stored documents are never copied wholesale: rewriteStages put a copy before every stage that
+    // may change its input (copy-on-write.ts), so inputs and foreign collections are read in place.
+    processingMode: ProcessingMode.CLONE_OFF,
+    collectionResolver: resolver,
     variables,
-    context: emulatorContext({ [HASH_LOOKUP_STAGE]: makeLookupOperator(resolver) }) as never,
+    context: emulatorContext({ [HASH_LOOKUP_STAGE]: makeLookupOperator(resolver), [CLONE_STAGE]: cloneStage, $facet: facetStage }) as never,
   };
   return wrap(() => new CoreAggregator(stages, options).run(docs) as Doc[]);
 }
@@ -201,7 +204,8 @@ function sameBson(a: Doc, b: Doc): boolean {
  */
 export function applyUpdate(doc: Doc, u: unknown, opts: { arrayFilters?: Doc[]; filter?: Doc; isInsert?: boolean; resolver?: Resolver; variables?: Doc }): { doc: Doc; modified: boolean } {
   if (isPipelineUpdate(u)) {
-    const out = aggregate([doc], u, opts.resolver ?? (() => []), opts.variables)[0] ?? {};
+    // a copy: the result may share values with `doc` (copy-on-write) and becomes a stored document
+    const out = cloneDeep(aggregate([doc], u, opts.resolver ?? (() => []), opts.variables)[0] ?? {});
     if (out._id === undefined) out._id = doc._id;
     checkIdUnchanged(doc, out);
     return { doc: out, modified: !sameBson(doc, out) };

@@ -20,7 +20,7 @@
  * hundreds of products), each input getting its own copy of the memoised result.
  */
 import { EJSON, ObjectId, type Document } from 'bson';
-import { cloneDeep, keyOf, type Doc } from './values';
+import { keyOf, type Doc } from './values';
 
 /* mingo's subpath modules: not reachable with moduleResolution "node", loaded at runtime. */
 /* eslint-disable @typescript-eslint/no-require-imports */
@@ -44,7 +44,7 @@ type PipelineOp = (coll: Lazy, expr: Doc, options: unknown) => Lazy;
 
 export const HASH_LOOKUP_STAGE = '$__emuLookup';
 
-/** Cloned documents of one foreign collection and its field indexes, shared by one aggregate command. */
+/** Documents of one foreign collection (stored ones, read only) and its field indexes, shared by one aggregate command. */
 interface Foreign {
   docs: Doc[];
   indexes: Map<string, FieldIndex>;
@@ -164,14 +164,15 @@ function strictKey(v: unknown): string {
 
 /**
  * The `$__emuLookup` stage operator. `resolve` returns the visible documents of a collection; they
- * are cloned once per command (sub-pipelines clone their input again under CLONE_INPUT).
+ * are read in place and joined uncopied: the pipelines are copy-on-write (copy-on-write.ts), so a
+ * later stage that changes documents works on copies.
  */
 export function makeLookupOperator(resolve: LookupSource): PipelineOp {
   const foreigns = new Map<string, Foreign>();
   const foreign = (name: string): Foreign => {
     let f = foreigns.get(name);
     if (!f) {
-      f = { docs: resolve(name).map((d) => cloneDeep(d)), indexes: new Map() };
+      f = { docs: resolve(name), indexes: new Map() };
       foreigns.set(name, f);
     }
     return f;
@@ -198,8 +199,8 @@ export function makeLookupOperator(resolve: LookupSource): PipelineOp {
     const all = docs.map((_, i) => i);
 
     const runOn = (obj: Doc, positions: number[]): Doc[] => {
-      // Equality form: the matches themselves, copied (one foreign document may join many inputs).
-      if (pipeline.length === 0 && spec.let === undefined) return positions.map((i) => cloneDeep(docs[i]));
+      // Equality form: the matches themselves (shared: one foreign document may join many inputs).
+      if (pipeline.length === 0 && spec.let === undefined) return positions.map((i) => docs[i]);
       const variables = mingoCore.evalExpr(obj, spec.let, options);
       opts.update({ root: null, variables });
       return agg.run(positions.map((i) => docs[i]), opts);
@@ -294,8 +295,8 @@ function joinedTo(obj: Doc, as: string, joined: Doc[]): Doc {
 
 /**
  * The let + pipeline join of `probe` over an index: each input's candidates are read from the index
- * (stored documents: the sub-pipeline copies its input under CLONE_INPUT, else they are copied
- * here), and with a repeatable pipeline one run per distinct `let` values serves every input.
+ * (stored documents, read in place by the copy-on-write sub-pipeline), and with a repeatable
+ * pipeline one run per distinct `let` values serves every input (the same result array, shared).
  */
 function indexedJoin(
   coll: Lazy,
@@ -307,11 +308,9 @@ function indexedJoin(
   options: unknown,
   everything: () => Doc[],
 ): Lazy {
-  const clones = ((options as { processingMode?: number }).processingMode ?? 0) & 1;
-  const input = (docs: Doc[]): Doc[] => (clones ? docs : docs.map((d) => cloneDeep(d)));
   const candidates = (value: unknown): Doc[] => {
-    if (probe.op === '$eq') return isScalar(value) ? input(fast([value])) : everything();
-    return Array.isArray(value) && value.every(isScalar) ? input(fast(value)) : everything();
+    if (probe.op === '$eq') return isScalar(value) ? fast([value]) : everything();
+    return Array.isArray(value) && value.every(isScalar) ? fast(value) : everything();
   };
   const memo = repeatable(spec.pipeline) ? new Map<string, Doc[]>() : undefined;
   const as = spec.as as string;
@@ -320,13 +319,13 @@ function indexedJoin(
     const variables = letOf ? letOf(obj) : (mingoCore.evalExpr(obj, spec.let, options) as Doc | undefined);
     const key = memo ? strictKey(variables) : undefined;
     const known = key !== undefined ? memo?.get(key) : undefined;
-    if (known) return joinedTo(obj, as, cloneDeep(known));
+    if (known) return joinedTo(obj, as, known);
     const docs = isPlain(variables) ? candidates(variables[probe.variable]) : everything();
     opts.update({ root: null, variables });
     // Run even on no candidates: later stages ($unionWith, ...) may still produce documents.
     const out = agg.run(docs, opts);
     if (key === undefined || !memo) return joinedTo(obj, as, out);
     memo.set(key, out);
-    return joinedTo(obj, as, cloneDeep(out));
+    return joinedTo(obj, as, out);
   });
 }
