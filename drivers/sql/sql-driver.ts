@@ -16,7 +16,7 @@ import { attributesOf, describeSequelizeModel } from './describe-model';
 import type { SqlStatement } from './sql-builder';
 import type { StorageInfo } from './model-map';
 import { translateSqlError } from './translate-error';
-import { runStatement } from './run-statement';
+import { runStatement, withLease, type Target } from './run-statement';
 
 export interface SqlTransaction extends Transaction {
   readonly driver: 'sql';
@@ -75,6 +75,10 @@ export class SqlDriver extends ConnectionDriver<Sequelize> implements Driver {
   async list(query: ListQuery, tx?: Transaction): Promise<ListResult> {
     const plan = this.compile(query);
     const t = this.tx(tx);
+    return t ? this.listOn(plan, t) : withLease(this.db(), (lease) => this.listOn(plan, lease));
+  }
+
+  private async listOn(plan: CompiledList, t: Target): Promise<ListResult> {
     const [raw, totals] = await Promise.all([
       this.run(plan.rows, t),
       plan.count ? this.run(plan.count, t) : Promise.resolve(null),
@@ -219,11 +223,11 @@ export class SqlDriver extends ConnectionDriver<Sequelize> implements Driver {
   }
 
   /** One statement per relation level, whatever the number of parent rows; siblings load in parallel. */
-  private async loadRelations(plans: RelationPlan[], parents: Row[], t: SequelizeTransaction | undefined): Promise<void> {
+  private async loadRelations(plans: RelationPlan[], parents: Row[], t: Target): Promise<void> {
     await Promise.all(plans.map((plan) => this.loadRelation(plan, parents, t)));
   }
 
-  private async loadRelation(plan: RelationPlan, parents: Row[], t: SequelizeTransaction | undefined): Promise<void> {
+  private async loadRelation(plan: RelationPlan, parents: Row[], t: Target): Promise<void> {
     const keys = [...new Set(parents.map((p) => p[plan.parentField]).filter((v) => v !== null && v !== undefined))];
     const loaded = keys.length ? await this.run({ sql: plan.statement.sql, bind: [keys, ...plan.statement.bind.slice(1)] }, t) : [];
     const related = loaded.map((raw) => {
@@ -291,7 +295,7 @@ export class SqlDriver extends ConnectionDriver<Sequelize> implements Driver {
     });
   }
 
-  private run(statement: SqlStatement, t: SequelizeTransaction | undefined): Promise<Record<string, unknown>[]> {
+  private run(statement: SqlStatement, t: Target): Promise<Record<string, unknown>[]> {
     return runStatement(this.db(), statement, t);
   }
 
