@@ -5,6 +5,7 @@ import { compileFilter } from './compile-filter';
 import { compileTreeCondition } from './compile-tree';
 import { compileOrder, keysetCondition } from './compile-order';
 import { compileRelationLoads, selectFields, type RelationPlan } from './compile-relations';
+import { compileJoins, type JoinPlan } from './compile-joins';
 import { CompileContext } from './compile-context';
 import { ParamBuilder, quoteIdent, type SqlStatement } from './sql-builder';
 import type { ModelMap } from './model-map';
@@ -19,7 +20,10 @@ export interface CompiledList {
   fields: string[];
   /** Helper aliases holding the order-key values, and their fields (for cursors). */
   keys: { alias: string; field: FieldInfo }[];
+  /** Root relation loads needing their own statement (to-many, many-to-many). */
   relations: RelationPlan[];
+  /** Root to-one loads joined into `rows` (compile-joins.ts). */
+  joins: JoinPlan[];
   page: Page | null;
   /** Every statement (relation ones with $1 = the parent keys), for the query log. */
   statements: SqlStatement[];
@@ -49,21 +53,24 @@ export class RelationPlanCache {
 export function compileList(query: ListQuery, catalog: Catalog, tables: ModelMap, plans?: RelationPlanCache): CompiledList {
   const ctx = new CompileContext(catalog, tables);
   const model = query.model;
-  const relations = plans ? plans.get(model, query.relations, () => compileRelationLoads(query.relations, ctx, model)) : compileRelationLoads(query.relations, ctx, model);
+  const plansOf = (target: string, loads: RelationLoad[]) => (plans ? plans.get(target, loads, () => compileRelationLoads(loads, ctx, target)) : compileRelationLoads(loads, ctx, target));
   const fields = selectFields(ctx, model, query.select, query.relations);
 
   const params = new ParamBuilder();
   const root = params.alias('t');
   const rq = quoteIdent(root);
   const order = compileOrder(query.order, ctx, model, root, params);
+  const joined = compileJoins(query.relations, ctx, model, root, params, plansOf);
+  const relations = plansOf(model, joined.rest);
   const where: string[] = [];
   if (query.tree) where.push(compileTreeCondition(query.tree, ctx, model, root, params));
   if (query.filter) where.push(compileFilter(query.filter, ctx, model, root, params));
   const page = query.page;
   if (page?.kind === 'cursor' && page.after) where.push(keysetCondition(order.keys, page.after, params));
-  const columns = [...fields.map((f) => `${ctx.column(model, root, f)} AS ${quoteIdent(f)}`), ...order.selects];
+  const columns = [...fields.map((f) => `${ctx.column(model, root, f)} AS ${quoteIdent(f)}`), ...order.selects, ...joined.columns];
   let sql = `SELECT ${columns.join(', ')} FROM ${ctx.table(model)} AS ${rq}`;
   if (order.joins.length) sql += ` ${order.joins.join(' ')}`;
+  if (joined.sql.length) sql += ` ${joined.sql.join(' ')}`;
   if (where.length) sql += ` WHERE ${where.join(' AND ')}`;
   if (order.orderBy) sql += ` ORDER BY ${order.orderBy}`;
   if (page?.kind === 'offset') sql += ` LIMIT ${params.param(page.size)} OFFSET ${params.param((page.page - 1) * page.size)}`;
@@ -84,13 +91,20 @@ export function compileList(query: ListQuery, catalog: Catalog, tables: ModelMap
   }
 
   const statements = [rows, ...(count ? [count] : [])];
-  const collect = (plans: RelationPlan[]): void => {
-    for (const plan of plans) {
+  const collect = (list: RelationPlan[]): void => {
+    for (const plan of list) {
       statements.push(plan.statement);
       collect(plan.children);
     }
   };
+  const collectJoined = (list: JoinPlan[]): void => {
+    for (const join of list) {
+      collect(join.relations);
+      collectJoined(join.joins);
+    }
+  };
   collect(relations);
+  collectJoined(joined.joins);
   return {
     model,
     rows,
@@ -98,6 +112,7 @@ export function compileList(query: ListQuery, catalog: Catalog, tables: ModelMap
     fields,
     keys: order.keys.map((k) => ({ alias: k.alias, field: k.field })),
     relations,
+    joins: joined.joins,
     page,
     statements,
   };

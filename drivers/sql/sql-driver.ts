@@ -8,6 +8,7 @@ import type { ModelDeclaration } from '../../lib/resource/relation-declaration';
 import { ConnectionDriver } from '../../lib/driver/connection-driver';
 import type { FieldInfo } from '../../lib/resource/model-info';
 import { compileList, RelationPlanCache, type CompiledList } from './compile-list';
+import type { JoinPlan } from './compile-joins';
 import { selectFields, type RelationPlan } from './compile-relations';
 import { CompileContext } from './compile-context';
 import { compileDelete, compileExistingIds, compileInsert, compileUpdate } from './compile-writes';
@@ -85,8 +86,12 @@ export class SqlDriver extends ConnectionDriver<Sequelize> implements Driver {
     ]);
     const page = plan.page;
     const visible = page?.kind === 'cursor' && raw.length > page.size ? raw.slice(0, page.size) : raw;
-    const rows = visible.map((r) => this.shape(plan.model, plan.fields, r));
-    await this.loadRelations(plan.relations, rows, t);
+    const rows = visible.map((r) => {
+      const row = this.shape(plan.model, plan.fields, r);
+      this.attachJoins(plan.joins, row, r);
+      return row;
+    });
+    await Promise.all([this.loadRelations(plan.relations, rows, t), this.loadJoinedRelations(plan.joins, rows, t)]);
     const result: ListResult = { rows };
     if (totals) result.total = Number((totals[0] as { total: unknown }).total);
     if (page?.kind === 'cursor') {
@@ -220,6 +225,32 @@ export class SqlDriver extends ConnectionDriver<Sequelize> implements Driver {
 
   translateError(error: unknown): DatabaseErrorInfo | null {
     return translateSqlError(error, this.tables);
+  }
+
+  /** The to-one records joined into the page: an object per row (its own), null when absent. */
+  private attachJoins(joins: JoinPlan[], row: Row, raw: Record<string, unknown>): void {
+    for (const join of joins) {
+      const key = raw[join.keyAlias];
+      if (key === null || key === undefined) {
+        row[join.name] = null;
+        continue;
+      }
+      const info = this.requireCatalog().model(join.target).fields;
+      const related: Row = {};
+      for (const c of join.columns) related[c.field] = convertValue(raw[c.alias], info[c.field]?.type, info[c.field]?.itemType);
+      this.attachJoins(join.joins, related, raw);
+      row[join.name] = related;
+    }
+  }
+
+  /** The loads below joined records (their to-many relations): a statement per level, as usual. */
+  private async loadJoinedRelations(joins: JoinPlan[], parents: Row[], t: Target): Promise<void> {
+    await Promise.all(
+      joins.map((join) => {
+        const records = parents.map((p) => p[join.name]).filter((r): r is Row => r !== null && typeof r === 'object');
+        return Promise.all([this.loadRelations(join.relations, records, t), this.loadJoinedRelations(join.joins, records, t)]);
+      }),
+    );
   }
 
   /** One statement per relation level, whatever the number of parent rows; siblings load in parallel. */

@@ -12,14 +12,23 @@ function plans(relations: RelationLoad[], model = 'product', select: string[] | 
 const shape = (p: RelationPlan): unknown => ({ name: p.name, parentField: p.parentField, matchKey: p.matchKey, sql: p.statement.sql, bind: p.statement.bind, children: p.children.map(shape) });
 
 describe('sql compiler: eager loading', () => {
-  it('belongsTo: one statement keyed by the related ids, columns + key; the root selects the foreign key', () => {
+  it('belongsTo: joined into the page statement (LEFT JOIN on the key, columns under helper aliases); the root selects the foreign key', () => {
     const q = plans([load('category', ['name'])]);
     expect(q.fields).to.deep.equal(['id', 'name', 'category_id']);
-    expect(shape(q.relations[0])).to.deep.equal({
-      name: 'category', parentField: 'category_id', matchKey: 'id',
-      sql: 'SELECT "l0"."id" AS "id", "l0"."name" AS "name" FROM "categories" AS "l0" WHERE "l0"."id" = ANY($1) ORDER BY "l0"."id" ASC',
-      bind: [null], children: [],
-    });
+    expect(q.relations).to.deep.equal([]);
+    expect(q.rows.sql).to.equal(
+      'SELECT "t0"."id" AS "id", "t0"."name" AS "name", "t0"."category_id" AS "category_id", "t0"."id" AS "__k0", "j1"."id" AS "__j1_0", "j1"."name" AS "__j1_1" ' +
+        'FROM "products" AS "t0" LEFT JOIN "categories" AS "j1" ON "j1"."id" = "t0"."category_id" ORDER BY "t0"."id" ASC',
+    );
+    expect(q.joins.map((j) => ({ name: j.name, target: j.target, keyAlias: j.keyAlias, columns: j.columns }))).to.deep.equal([
+      { name: 'category', target: 'category', keyAlias: '__j1_0', columns: [{ field: 'id', alias: '__j1_0' }, { field: 'name', alias: '__j1_1' }] },
+    ]);
+  });
+
+  it('belongsTo with a filter: the filter goes into the ON clause with its own bound values (a refused record reads as null)', () => {
+    const q = plans([load('category', ['name'], [], { kind: 'condition', field: 'name', operator: 'like', value: 'G%' })]);
+    expect(q.rows.sql).to.include(`LEFT JOIN "categories" AS "j1" ON "j1"."id" = "t0"."category_id" AND "j1"."name" LIKE $1 ESCAPE ''`);
+    expect(q.rows.bind).to.deep.equal(['G%']);
   });
 
   it('hasMany: keyed by the foreign key on the target, which stays in the columns', () => {
@@ -41,16 +50,17 @@ describe('sql compiler: eager loading', () => {
   });
 
   it('columns null = every readable field (write-only ones never)', () => {
-    const p = plans([load('user')], 'review', ['rating']).relations[0];
-    expect(p.fields).to.deep.equal(['id', 'name', 'email', 'roles', 'is_superuser', 'created_at', 'updated_at']);
-    expect(p.statement.sql).not.to.include('api_token');
+    const q = plans([load('user')], 'review', ['rating']);
+    expect(q.joins[0].columns.map((c) => c.field)).to.deep.equal(['id', 'name', 'email', 'roles', 'is_superuser', 'created_at', 'updated_at']);
+    expect(q.rows.sql).not.to.include('api_token');
     expect(plans([], 'user', null).rows.sql).not.to.include('api_token');
     expect(plans([], 'user', ['name', 'api_token']).fields).to.deep.equal(['id', 'name']);
   });
 
-  it('nesting: one statement per level, child keys added to the parent level', () => {
+  it('nesting: to-one chains join (category -> parent), a to-many below them is a statement keyed by the joined records', () => {
     const q = plans([load('reviews', ['rating'], [load('user', ['name'])]), load('category', ['name'], [load('parent', ['name'], [load('children', ['name'])])])]);
-    expect(q.statements).to.have.length(1 + 5);
+    // the page (category and parent joined), reviews, reviews.user, category.parent.children
+    expect(q.statements).to.have.length(1 + 3);
     const reviews = q.relations[0];
     expect(reviews.fields).to.deep.equal(['id', 'rating', 'product_id', 'user_id']);
     expect(shape(reviews.children[0])).to.deep.equal({
@@ -58,9 +68,12 @@ describe('sql compiler: eager loading', () => {
       sql: 'SELECT "l0"."id" AS "id", "l0"."name" AS "name" FROM "users" AS "l0" WHERE "l0"."id" = ANY($1) ORDER BY "l0"."id" ASC',
       bind: [null], children: [],
     });
-    const parent = q.relations[1].children[0];
-    expect(q.relations[1].fields).to.deep.equal(['id', 'name', 'parent_id']);
-    expect(parent.children[0].statement.sql).to.equal(
+    const category = q.joins[0];
+    expect(category.columns.map((c) => c.field)).to.deep.equal(['id', 'name', 'parent_id']);
+    expect(q.rows.sql).to.include('LEFT JOIN "categories" AS "j1" ON "j1"."id" = "t0"."category_id" LEFT JOIN "categories" AS "j2" ON "j2"."id" = "j1"."parent_id"');
+    const parent = category.joins[0];
+    expect(parent.name).to.equal('parent');
+    expect(parent.relations[0].statement.sql).to.equal(
       'SELECT "l0"."id" AS "id", "l0"."name" AS "name", "l0"."parent_id" AS "parent_id" FROM "categories" AS "l0" WHERE "l0"."parent_id" = ANY($1) ORDER BY "l0"."id" ASC',
     );
   });

@@ -21,7 +21,7 @@ describe('sql compiler: writes', () => {
     expect(s.sql).to.equal(
       'UPDATE "products" AS "t" SET "price" = CASE WHEN jsonb_exists("u"."j", \'price\') THEN ("u"."r")."price" ELSE "t"."price" END, ' +
         '"no""te" = CASE WHEN jsonb_exists("u"."j", \'no"te\') THEN ("u"."r")."no""te" ELSE "t"."no""te" END, "updated_at" = date_trunc(\'milliseconds\', now()) ' +
-        'FROM (SELECT "e"."j", jsonb_populate_record(NULL::"products", "e"."j") AS "r" FROM jsonb_array_elements($1::jsonb) AS "e"("j")) AS "u" WHERE "t"."id" = ("u"."r")."id" RETURNING "t"."id"',
+        'FROM (SELECT "e"."j", jsonb_populate_record(NULL::"products", "e"."j") AS "r" FROM jsonb_array_elements($1::jsonb) AS "e"("j")) AS "u" WHERE "t"."id" = ("u"."r")."id" RETURNING "t"."id" AS "id"',
     );
     expect(JSON.parse(s.bind[0] as string)).to.deep.equal([{ id: 1, price: 5 }, { id: 2, 'no"te': null }]);
   });
