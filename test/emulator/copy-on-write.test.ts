@@ -142,5 +142,22 @@ describe('emulator aggregation: copy-on-write', () => {
       expect(data.map((d) => [d._id, (d.c as Doc).meta, (d.dims as Doc).w])).to.deep.equal([[1, { n: 1 }], [2, { n: 2 }], [3, { n: 3 }], [4, { n: 4 }]].map(([id, meta]) => [id, meta, 0]));
       expect((first[0] as Doc).total).to.deep.equal([{ total: 4 }]);
     });
+
+    it('the memoised join keys its runs by value and type: 10, 10.5, "10", null, a missing field and two equal ObjectIds', async () => {
+      const db = mongo.db('cow');
+      const oid = new ObjectId();
+      await db.collection('p').insertMany([
+        { _id: 1, k: 10 }, { _id: 2, k: '10' }, { _id: 3, k: null }, { _id: 4 }, { _id: 5, k: 10 }, { _id: 6, k: 10.5 },
+        { _id: 7, k: oid }, { _id: 8, k: new ObjectId(oid.toHexString()) }, { _id: 9, k: '10' },
+      ] as never[]);
+      await db.collection('c').insertMany([{ _id: 10, v: 'int' }, { _id: '10', v: 'string' }, { _id: 10.5, v: 'double' }, { _id: oid, v: 'oid' }] as never[]);
+      const out = await db.collection('p').aggregate([
+        { $lookup: { from: 'c', let: { k: '$k' }, pipeline: [{ $match: { $expr: { $eq: ['$_id', '$$k'] } } }, { $project: { _id: 0, v: 1 } }], as: 'j' } },
+        { $sort: { _id: 1 } },
+      ]).toArray();
+      expect(out.map((d) => [d._id, (d.j as Doc[]).map((x) => x.v)])).to.deep.equal([
+        [1, ['int']], [2, ['string']], [3, []], [4, []], [5, ['int']], [6, ['double']], [7, ['oid']], [8, ['oid']], [9, ['string']],
+      ]);
+    });
   });
 });

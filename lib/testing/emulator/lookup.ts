@@ -146,6 +146,20 @@ function repeatable(value: unknown): boolean {
   return true;
 }
 
+/**
+ * strictKey of ObjectIds met as `let` values: stored documents keep their ObjectId instances across
+ * commands, and the same string object each time keeps its hash for the memo's Map.
+ */
+const idKeys = new WeakMap<ObjectId, string>();
+function idKey(id: ObjectId): string {
+  let key = idKeys.get(id);
+  if (key === undefined) {
+    key = `o${id.toHexString()}`;
+    idKeys.set(id, key);
+  }
+  return key;
+}
+
 /** A key equal for two values only when mingo cannot tell them apart (types, -0, key order kept). */
 function strictKey(v: unknown): string {
   if (v === undefined) return 'u';
@@ -154,7 +168,7 @@ function strictKey(v: unknown): string {
   if (typeof v === 'string') return `s${JSON.stringify(v)}`;
   if (typeof v === 'boolean') return v ? 'T' : 'F';
   if (v instanceof Date) return `t${v.getTime()}`;
-  if (v instanceof ObjectId) return `o${v.toHexString()}`;
+  if (v instanceof ObjectId) return idKey(v);
   if (v instanceof RegExp) return `r${String(v)}`;
   if (Array.isArray(v)) return `[${v.map(strictKey).join(',')}]`;
   if (isPlain(v)) return `{${Object.keys(v).map((k) => `${JSON.stringify(k)}:${strictKey(v[k])}`).join(',')}}`;
@@ -315,9 +329,12 @@ function indexedJoin(
   const memo = repeatable(spec.pipeline) ? new Map<string, Doc[]>() : undefined;
   const as = spec.as as string;
   const letOf = plainLet(spec.let, options);
+  // one field-path variable (the library's joins): its value's key alone tells the runs apart
+  const names = letOf ? Object.keys(spec.let as Doc) : [];
+  const memoKey = names.length === 1 ? (variables: Doc): string => strictKey(variables[names[0]]) : strictKey;
   return coll.map((obj) => {
     const variables = letOf ? letOf(obj) : (mingoCore.evalExpr(obj, spec.let, options) as Doc | undefined);
-    const key = memo ? strictKey(variables) : undefined;
+    const key = memo ? memoKey(variables as Doc) : undefined;
     const known = key !== undefined ? memo?.get(key) : undefined;
     if (known) return joinedTo(obj, as, known);
     const docs = isPlain(variables) ? candidates(variables[probe.variable]) : everything();
