@@ -1,7 +1,7 @@
 import { Aggregator, ProcessingMode, Query, update as mingoUpdate } from 'mingo';
 import { serialize } from 'bson';
 import { CommandError, toCommandError } from './errors';
-import { HASH_LOOKUP_STAGE, makeLookupOperator } from './lookup';
+import { HASH_LOOKUP_STAGE, NON_EMPTY, makeLookupOperator } from './lookup';
 import { emulatorContext, filterContext } from './mingo-context';
 import { checkStage } from './stage-checks';
 import { CLONE_STAGE, cloneStage, copyOnWrite, facetStage } from './copy-on-write';
@@ -153,8 +153,27 @@ function rewriteStages(stages: Doc[]): Doc[] {
       out.push(stage);
     }
   }
-  return copyOnWrite(out);
+  return copyOnWrite(joinFilters(out));
 }
+
+/** A lookup followed by `$match: {<as>: {$ne: []}}` drops the inputs that join nothing itself (lookup.ts NON_EMPTY). */
+function joinFilters(stages: Doc[]): Doc[] {
+  const out: Doc[] = [];
+  for (let i = 0; i < stages.length; i++) {
+    const lookup = stages[i][HASH_LOOKUP_STAGE] as Doc | undefined;
+    const match = stages[i + 1]?.$match;
+    const as = lookup?.as;
+    if (lookup && typeof as === 'string' && !as.includes('.') && isPlainObject(match) && Object.keys(match).length === 1 && isNonEmptyTest(match[as])) {
+      out.push({ [HASH_LOOKUP_STAGE]: { ...lookup, [NON_EMPTY]: true } });
+      i++;
+    } else {
+      out.push(stages[i]);
+    }
+  }
+  return out;
+}
+
+const isNonEmptyTest = (v: unknown): boolean => isPlainObject(v) && Object.keys(v).length === 1 && Array.isArray(v.$ne) && v.$ne.length === 0;
 
 export function aggregate(docs: Doc[], pipeline: unknown, resolver: Resolver, variables?: Doc): Doc[] {
   const stages = rewriteStages(validatePipeline(pipeline));

@@ -36,6 +36,7 @@ const mingoAggregator = require('mingo/aggregator') as { Aggregator: new (pipeli
 
 interface Lazy {
   map(fn: (o: Doc) => Doc): Lazy;
+  filter(fn: (o: Doc) => boolean): Lazy;
 }
 interface ComputeOptionsLike {
   update(locals: { root: null; variables: unknown }): ComputeOptionsLike;
@@ -43,6 +44,15 @@ interface ComputeOptionsLike {
 type PipelineOp = (coll: Lazy, expr: Doc, options: unknown) => Lazy;
 
 export const HASH_LOOKUP_STAGE = '$__emuLookup';
+/**
+ * Set by engine.ts on a lookup directly followed by `$match: {<as>: {$ne: []}}` (the library's
+ * filter on a relation): an input that joins nothing is dropped here, without building its output
+ * document. The match is exactly "joined something": `as` holds an array of documents, none of which
+ * can equal [].
+ */
+export const NON_EMPTY = '__emuNonEmpty';
+/** What an indexed join returns for an input it drops (filtered out right after). */
+const DROPPED: Doc = {};
 
 /** Documents of one foreign collection (stored ones, read only) and its field indexes, shared by one aggregate command. */
 interface Foreign {
@@ -192,13 +202,12 @@ export function makeLookupOperator(resolve: LookupSource): PipelineOp {
     return f;
   };
 
-  return (coll, expr, options) => {
-    const spec = expr;
+  const join = (coll: Lazy, spec: Doc, options: unknown, dropEmpty: boolean): Lazy => {
     const concise = typeof spec.localField === 'string' && typeof spec.foreignField === 'string';
     const pipeline = spec.pipeline ?? (concise ? [] : undefined);
-    if (typeof spec.from !== 'string' || typeof spec.as !== 'string' || !Array.isArray(pipeline)) return mingoPipeline.$lookup(coll, expr, options);
+    if (typeof spec.from !== 'string' || typeof spec.as !== 'string' || !Array.isArray(pipeline)) return mingoPipeline.$lookup(coll, spec, options);
     const probe = concise ? undefined : probeOf(spec);
-    if (!concise && !probe) return mingoPipeline.$lookup(coll, expr, options);
+    if (!concise && !probe) return mingoPipeline.$lookup(coll, spec, options);
 
     const as = spec.as;
     const agg = new mingoAggregator.Aggregator(pipeline as Doc[], options);
@@ -206,7 +215,7 @@ export function makeLookupOperator(resolve: LookupSource): PipelineOp {
     const opts = initOpts(options);
     if (probe) {
       const fast = resolve.probe?.(spec.from, probe.field);
-      if (fast) return indexedJoin(coll, spec, probe, fast, agg, opts, options, () => foreign(spec.from as string).docs);
+      if (fast) return indexedJoin(coll, spec, probe, fast, agg, opts, options, () => foreign(spec.from as string).docs, dropEmpty);
     }
     const target = foreign(spec.from);
     const docs = target.docs;
@@ -278,6 +287,13 @@ export function makeLookupOperator(resolve: LookupSource): PipelineOp {
       return { ...obj, [as]: agg.run(positions.map((i) => docs[i]), opts) };
     });
   };
+
+  return (coll, expr, options) => {
+    if (!expr[NON_EMPTY]) return join(coll, expr, options, false);
+    const { [NON_EMPTY]: _, ...spec } = expr;
+    const as = spec.as as string;
+    return join(coll, spec, options, true).filter((d) => d !== DROPPED && Array.isArray(d[as]) && (d[as] as unknown[]).length > 0);
+  };
 }
 
 /**
@@ -321,6 +337,7 @@ function indexedJoin(
   opts: ComputeOptionsLike,
   options: unknown,
   everything: () => Doc[],
+  dropEmpty: boolean,
 ): Lazy {
   const candidates = (value: unknown): Doc[] => {
     if (probe.op === '$eq') return isScalar(value) ? fast([value]) : everything();
@@ -336,13 +353,12 @@ function indexedJoin(
     const variables = letOf ? letOf(obj) : (mingoCore.evalExpr(obj, spec.let, options) as Doc | undefined);
     const key = memo ? memoKey(variables as Doc) : undefined;
     const known = key !== undefined ? memo?.get(key) : undefined;
-    if (known) return joinedTo(obj, as, known);
+    if (known) return dropEmpty && known.length === 0 ? DROPPED : joinedTo(obj, as, known);
     const docs = isPlain(variables) ? candidates(variables[probe.variable]) : everything();
     opts.update({ root: null, variables });
     // Run even on no candidates: later stages ($unionWith, ...) may still produce documents.
     const out = agg.run(docs, opts);
-    if (key === undefined || !memo) return joinedTo(obj, as, out);
-    memo.set(key, out);
-    return joinedTo(obj, as, out);
+    if (key !== undefined && memo) memo.set(key, out);
+    return dropEmpty && out.length === 0 ? DROPPED : joinedTo(obj, as, out);
   });
 }
