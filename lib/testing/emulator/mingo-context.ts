@@ -78,16 +78,27 @@ function $sort(coll: Lazy, spec: unknown): Lazy {
   return coll.transform((docs) => Lazy(sortDocuments(docs, spec as Record<string, 1 | -1>)));
 }
 
-/** A fresh context with the emulator's operator set plus `extraPipeline` stages. */
-export function emulatorContext(extraPipeline: Ops = {}): ContextLike {
-  return mingoCore.Context.init({
+/**
+ * The operator tables, built once: mingo's operator modules export through getters, and reading
+ * a few hundred of them for every aggregate command was a measurable part of a small one.
+ */
+let tables: Record<string, Ops> | undefined;
+function operatorTables(): Record<string, Ops> {
+  tables ??= {
     accumulator: { ...operators.accumulator, ...accumulatorOverrides },
     expression: { ...operators.expression, ...expressionOverrides, ...expressionAccumulators(operators.accumulator) },
-    pipeline: { ...operators.pipeline, $sort, $addFields: addFieldsStage, $set: addFieldsStage, $project: projectStage, $graphLookup: graphLookupStage, $group: groupStage, ...extraPipeline },
-    projection: operators.projection,
-    query: operators.query,
-    window: operators.window,
-  });
+    pipeline: { ...operators.pipeline, $sort, $addFields: addFieldsStage, $set: addFieldsStage, $project: projectStage, $graphLookup: graphLookupStage, $group: groupStage },
+    projection: { ...operators.projection },
+    query: { ...operators.query },
+    window: { ...operators.window },
+  };
+  return tables;
+}
+
+/** A fresh context with the emulator's operator set plus `extraPipeline` stages. */
+export function emulatorContext(extraPipeline: Ops = {}): ContextLike {
+  const base = operatorTables();
+  return mingoCore.Context.init({ ...base, pipeline: { ...base.pipeline, ...extraPipeline } });
 }
 
 /** The context of find/update/delete filters: query operators are mingo's, `$expr` uses the emulator's expressions. */
