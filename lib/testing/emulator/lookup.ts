@@ -17,7 +17,9 @@
  * command reads committed state, the candidates come from the collection's index instead of a copy
  * and hash of the whole foreign collection per command; and a deterministic sub-pipeline runs once
  * per distinct `let` values within a stage (the library's joins repeat the same category for
- * hundreds of products), each input getting its own copy of the memoised result.
+ * hundreds of products), every input sharing the memoised result (copy-on-write.ts: a stage that
+ * would change it works on a copy). A lookup followed by `$match: {<as>: {$ne: []}}` drops the
+ * inputs that join nothing itself (NON_EMPTY).
  */
 import { EJSON, ObjectId, type Document } from 'bson';
 import { keyOf, type Doc } from './values';
