@@ -23,8 +23,8 @@ import type { ServeReady } from './serve';
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const SQL_LOAD: LoadOptions = { connections: Number(process.env.BENCH_CONNECTIONS ?? 10), seconds: SECONDS, warmupSeconds: 2 };
 /**
- * The offline emulator answers the library's list in about a second and serves one command at a
- * time, so 10 connections would only queue (10 s latencies, a handful of samples): 2 keep it busy.
+ * The offline emulator serves one command at a time (a few ms per list on 2,000 products), so more
+ * connections would only queue behind it: 2 keep it busy. BENCH_MONGO_CONNECTIONS overrides.
  */
 const MONGO_LOAD: LoadOptions = { connections: Number(process.env.BENCH_MONGO_CONNECTIONS ?? 2), seconds: SECONDS, warmupSeconds: 2 };
 const BULK_ROWS = 1000;
