@@ -57,23 +57,33 @@ export interface Served {
 }
 
 let session: Session | null = null;
+let heap = false;
 
 /**
- * `{profile: 'start'}` starts the CPU profiler in this process; `{profile: '<file>'}` stops it and
+ * `{profile: 'start'}` starts the CPU profiler in this process (`'start-heap'`: the sampling heap
+ * profiler, collected objects included); `{profile: '<file>'}` stops it and
  * writes the profile there, then answers `{profiled: '<file>'}`: a profile of the load alone, not
  * of the start (bench/profile.ts).
  */
 async function profileCommand(command: string): Promise<void> {
-  if (command === 'start') {
+  if (command === 'start' || command === 'start-heap') {
     session = new Session();
     session.connect();
-    await session.post('Profiler.enable');
-    await session.post('Profiler.start');
+    if (command === 'start-heap') {
+      heap = true;
+      await session.post('HeapProfiler.enable');
+      // every allocation sampled, also those already collected: where the garbage comes from
+      await session.post('HeapProfiler.startSampling', { samplingInterval: 1024, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true } as never);
+    } else {
+      heap = false;
+      await session.post('Profiler.enable');
+      await session.post('Profiler.start');
+    }
     process.send?.({ profiling: true });
     return;
   }
   if (!session) return;
-  const { profile } = await session.post('Profiler.stop');
+  const { profile } = heap ? await session.post('HeapProfiler.stopSampling') : await session.post('Profiler.stop');
   await writeFile(command, JSON.stringify(profile));
   session.disconnect();
   session = null;

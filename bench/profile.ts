@@ -38,6 +38,38 @@ function bucket(url: string): string {
   return local ? `${local[1]}/${local[2]}` : url;
 }
 
+/** BENCH_HEAP=1: where the request allocates (sampling heap profile) instead of where it spends CPU. */
+const HEAP = process.env.BENCH_HEAP === '1';
+
+interface HeapNode {
+  callFrame: { functionName: string; url: string; lineNumber: number };
+  selfSize: number;
+  children: HeapNode[];
+}
+interface HeapProfile {
+  head: HeapNode;
+}
+
+function summarizeHeap(profile: HeapProfile, requests: number, top = 30): string {
+  const byFn = new Map<string, number>();
+  const byPkg = new Map<string, number>();
+  const walk = (node: HeapNode): void => {
+    const { functionName, url, lineNumber } = node.callFrame;
+    const key = `${functionName || '(anonymous)'} ${bucket(url)}:${lineNumber + 1}`;
+    byFn.set(key, (byFn.get(key) ?? 0) + node.selfSize);
+    byPkg.set(bucket(url), (byPkg.get(bucket(url)) ?? 0) + node.selfSize);
+    node.children.forEach(walk);
+  };
+  walk(profile.head);
+  const total = [...byFn.values()].reduce((a, b) => a + b, 0);
+  const kb = (bytes: number) => `${(bytes / 1024 / requests).toFixed(2).padStart(7)} KB/req`;
+  const lines = [`allocated ${kb(total)} (sampled)`, '', 'top allocation sites:'];
+  for (const [k, t] of [...byFn].sort((a, b) => b[1] - a[1]).slice(0, top)) lines.push(`  ${kb(t)}  ${k}`);
+  lines.push('', 'by file/package:');
+  for (const [k, t] of [...byPkg].sort((a, b) => b[1] - a[1]).slice(0, top)) lines.push(`  ${kb(t)}  ${k}`);
+  return lines.join('\n');
+}
+
 /** Sends `message` to the child and waits for its answer carrying `key`. */
 function message(child: Child<ServeReady>, body: object, key: string): Promise<void> {
   return new Promise((resolve) => {
@@ -96,7 +128,7 @@ async function main(): Promise<void> {
       const connections = Number(process.env.BENCH_CONNECTIONS ?? 10);
       await autocannon({ url, connections, duration: 2 });
       // only the measured load is profiled, not the server's start or the warm-up
-      await message(child, { profile: 'start' }, 'profiling');
+      await message(child, { profile: HEAP ? 'start-heap' : 'start' }, 'profiling');
       const r = await autocannon({ url, connections, duration: seconds });
       await message(child, { profile: file }, 'profiled');
       console.log(`${r.requests.average} req/s, p50 ${r.latency.p50} ms, non-2xx ${r.non2xx}; ${r.requests.total} requests`);
@@ -108,6 +140,10 @@ async function main(): Promise<void> {
     await pg.stop();
   }
   const file = join(dir, 'load.cpuprofile');
+  if (HEAP) {
+    console.log(summarizeHeap(JSON.parse(await readFile(file, 'utf8')) as HeapProfile, requests));
+    return;
+  }
   console.log(summarize(JSON.parse(await readFile(file, 'utf8')) as Profile, requests));
   console.log(`\nprofile: ${file}`);
 }
