@@ -85,6 +85,13 @@ export class Collection {
       }
       chain.push({ seq: prevSeq, doc: prev ?? null });
     }
+    this.swap(idKey, prev, next);
+    this.versions.set(idKey, seq);
+    if (seq > this.lastWrite) this.lastWrite = seq;
+  }
+
+  /** Replaces the stored document (`next` null: removes it), keeping every index in step. */
+  private swap(idKey: string, prev: Doc | undefined, next: Doc | null): void {
     if (prev) for (const index of this.indexes) index.remove(prev, idKey);
     if (next) {
       for (const index of this.indexes) index.add(next, idKey);
@@ -92,22 +99,12 @@ export class Collection {
     } else {
       this.docs.delete(idKey);
     }
-    this.versions.set(idKey, seq);
     this.access.onPut(idKey, prev, next);
-    if (seq > this.lastWrite) this.lastWrite = seq;
   }
 
   /** Puts back what `put` replaced: a command that must wait is undone before it runs again. */
   restore(idKey: string, doc: Doc | undefined, version: number | undefined, historyLength: number): void {
-    const current = this.docs.get(idKey);
-    if (current) for (const index of this.indexes) index.remove(current, idKey);
-    if (doc) {
-      for (const index of this.indexes) index.add(doc, idKey);
-      this.docs.set(idKey, doc);
-    } else {
-      this.docs.delete(idKey);
-    }
-    this.access.onPut(idKey, current, doc ?? null);
+    this.swap(idKey, this.docs.get(idKey), doc ?? null);
     if (version === undefined) this.versions.delete(idKey);
     else this.versions.set(idKey, version);
     const chain = this.history.get(idKey);
