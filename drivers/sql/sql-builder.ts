@@ -34,6 +34,15 @@ export class ParamBuilder {
     return `$${this.bind.length}`;
   }
 
+  /** How many aliases were handed out: a cached statement head resumes the numbering after its own. */
+  get aliasCount(): number {
+    return this.aliases;
+  }
+
+  skipAliases(count: number): void {
+    this.aliases += count;
+  }
+
   alias(prefix: string): string {
     const name = `${prefix}${this.aliases}`;
     this.aliases += 1;

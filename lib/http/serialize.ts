@@ -4,18 +4,42 @@
  */
 export function formatDate(date: Date): string {
   const year = date.getUTCFullYear();
-  // years 1000-9999 from the UTC fields: 2.4x faster than toISOString, which answers a list's
-  // dates; other years (and an invalid date, which throws) go through toISOString
+  // years 1000-9999: the digits written into one reused buffer and read out as one flat string.
+  // Template strings built the same text from ~10 pieces: the list benchmark's heap profile had
+  // them at a fifth of what a list request allocates (ropes JSON.stringify flattens again).
   if (year >= 1000 && year <= 9999) {
-    return `${year}-${two(date.getUTCMonth() + 1)}-${two(date.getUTCDate())}T${two(date.getUTCHours())}:${two(date.getUTCMinutes())}:${two(date.getUTCSeconds())}.${three(date.getUTCMilliseconds())}000Z`;
+    const b = DIGITS;
+    digits4(b, 0, year);
+    digits2(b, 5, date.getUTCMonth() + 1);
+    digits2(b, 8, date.getUTCDate());
+    digits2(b, 11, date.getUTCHours());
+    digits2(b, 14, date.getUTCMinutes());
+    digits2(b, 17, date.getUTCSeconds());
+    const ms = date.getUTCMilliseconds();
+    b[20] = 48 + ((ms / 100) | 0);
+    b[21] = 48 + (((ms / 10) | 0) % 10);
+    b[22] = 48 + (ms % 10);
+    // latin1Slice: Buffer's own method behind toString('latin1'), without its encoding dispatch
+    return (b as unknown as { latin1Slice(start: number, end: number): string }).latin1Slice(0, 27);
   }
-  // toISOString always ends in `.mmmZ`: append the three digits a JS Date cannot hold
+  // other years (and an invalid date, which throws): toISOString ends in `.mmmZ`; append the
+  // three digits a JS Date cannot hold
   const iso = date.toISOString();
   return `${iso.slice(0, -1)}000Z`;
 }
 
-const two = (n: number): string => (n < 10 ? `0${n}` : `${n}`);
-const three = (n: number): string => (n < 10 ? `00${n}` : n < 100 ? `0${n}` : `${n}`);
+/** `YYYY-MM-DDTHH:MM:SS.mmm000Z` with the separators and the trailing `000Z` written once. */
+const DIGITS = Buffer.from('0000-00-00T00:00:00.000000Z', 'latin1');
+
+function digits2(b: Buffer, at: number, n: number): void {
+  b[at] = 48 + ((n / 10) | 0);
+  b[at + 1] = 48 + (n % 10);
+}
+
+function digits4(b: Buffer, at: number, n: number): void {
+  digits2(b, at, (n / 100) | 0);
+  digits2(b, at + 2, n % 100);
+}
 
 export function serialize(value: unknown): unknown {
   if (value instanceof Date) return formatDate(value);

@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import { compileList, type RelationPlan, type ModelMap } from '../../../drivers/sql';
+import { RelationPlanCache } from '../../../drivers/sql/compile-list';
 import type { Filter, RelationLoad } from '../../../lib/query/ast';
 import { catalog, listQuery, tables } from './fixture';
 
@@ -92,5 +93,41 @@ describe('sql compiler: eager loading', () => {
     const odd: ModelMap = { ...tables, product: { table: 'pro"ducts', schema: 'sh op', columns: { name: 'na"me' }, createdAt: 'created_at', updatedAt: 'updated_at' } };
     const q = compileList(listQuery({ select: ['name'], filter: { kind: 'condition', field: 'name', operator: '=', value: 'x' } }), catalog, odd);
     expect(q.rows.sql).to.equal('SELECT "t0"."id" AS "id", "t0"."na""me" AS "name", "t0"."id" AS "__k0" FROM "sh op"."pro""ducts" AS "t0" WHERE "t0"."na""me" = $1 ORDER BY "t0"."id" ASC');
+  });
+});
+
+describe('sql compiler: statement heads cached by query shape', () => {
+  const cond = (field: string, operator: string, value: unknown): Filter => ({ kind: 'condition', field, operator, value }) as Filter;
+  const queries = [
+    listQuery({ relations: [load('category', null, [load('parent')]), load('reviews')], filter: cond('id', '=', 7) }),
+    listQuery({ relations: [load('category', null, [load('parent')]), load('reviews')], filter: cond('id', '=', 9) }),
+    listQuery({ relations: [load('category', null, [load('parent')]), load('reviews')], filter: cond('price', '>=', 3), page: { kind: 'offset', page: 2, size: 5 } }),
+    listQuery({ relations: [load('category', ['name'], [], cond('name', 'like', 'G%'))], filter: cond('stock', 'in', [1, null]) }),
+    listQuery({ relations: [load('category', ['name'], [], cond('name', 'like', 'H%'))], filter: cond('stock', 'in', [2]) }),
+    listQuery({ select: ['name'], order: [{ relations: ['category'], field: 'name', direction: 'desc' }, { relations: [], field: 'id', direction: 'asc' }], filter: cond('name', '!=', 'x') }),
+  ];
+
+  it('a cached head gives exactly the statements an uncached compile gives, values bound per query', () => {
+    const cache = new RelationPlanCache();
+    for (const round of [1, 2]) {
+      for (const query of queries) {
+        const cached = compileList(query, catalog, tables, cache);
+        const fresh = compileList(query, catalog, tables);
+        expect(cached.statements, `round ${round}`).to.deep.equal(fresh.statements);
+        expect(cached.fields).to.deep.equal(fresh.fields);
+      }
+    }
+    expect(compileList(queries[1], catalog, tables, cache).rows.bind).to.deep.equal([9]);
+  });
+
+  it('reuses the head for another id or filter value; a head whose joined load bound values is not cached', () => {
+    const cache = new RelationPlanCache();
+    compileList(queries[0], catalog, tables, cache);
+    compileList(queries[1], catalog, tables, cache);
+    expect(cache.heads.size).to.equal(1);
+    compileList(queries[3], catalog, tables, cache);
+    compileList(queries[4], catalog, tables, cache);
+    expect(cache.heads.size).to.equal(1);
+    expect(compileList(queries[4], catalog, tables, cache).rows.bind).to.deep.equal(['H%', [2]]);
   });
 });
