@@ -50,6 +50,24 @@ function compileRelated(filter: RelatedFilter, ctx: CompileContext, model: strin
   }
 }
 
+/**
+ * True when every condition of the filter is an equality test (`=`, `in`, `null`, `not null`, on
+ * scalar fields): PostgreSQL's generic plan for it is as good as a custom one (selectivity from
+ * the column's statistics, not from the value), so its statement may be prepared.
+ */
+export function equalityOnly(filter: Filter | null | undefined, ctx: CompileContext, model: string): boolean {
+  if (!filter) return true;
+  switch (filter.kind) {
+    case 'and':
+    case 'or':
+      return filter.filters.every((f) => equalityOnly(f, ctx, model));
+    case 'related':
+      return equalityOnly(filter.filter, ctx, ctx.relation(model, filter.relation).target);
+    case 'condition':
+      return ['=', 'in', 'null', 'not null'].includes(filter.operator) && ctx.field(model, filter.field).type !== 'array';
+  }
+}
+
 const COMPARE: Record<string, string> = { '=': '=', '>': '>', '>=': '>=', '<': '<', '<=': '<=' };
 /** `col > v` on an array means some element is > v, i.e. `v < ANY(col)`. */
 const FLIPPED: Record<string, string> = { '=': '=', '>': '<', '>=': '<=', '<': '>', '<=': '>=' };

@@ -1,7 +1,7 @@
 import { LRUCache } from 'lru-cache';
 import type { ListQuery, Page, RelationLoad } from '../../lib/query/ast';
 import type { Catalog, FieldInfo } from '../../lib/resource/model-info';
-import { compileFilter } from './compile-filter';
+import { compileFilter, equalityOnly } from './compile-filter';
 import { compileTreeCondition } from './compile-tree';
 import { compileOrder, keysetCondition, type OrderPlan } from './compile-order';
 import { compileRelationLoads, selectFields, type RelationPlan } from './compile-relations';
@@ -103,6 +103,7 @@ export function compileList(query: ListQuery, catalog: Catalog, tables: ModelMap
     if (plans && params.bind.length === 0) plans.heads.set(headKey(query), head);
   }
   const { order, fields, joined, relations, root } = head;
+  const headBound = params.bind.length > 0;
   const where: string[] = [];
   if (query.tree) where.push(compileTreeCondition(query.tree, ctx, model, root, params));
   if (query.filter) where.push(compileFilter(query.filter, ctx, model, root, params));
@@ -114,7 +115,9 @@ export function compileList(query: ListQuery, catalog: Catalog, tables: ModelMap
   if (page?.kind === 'offset') sql += ` LIMIT ${params.param(page.size)} OFFSET ${params.param((page.page - 1) * page.size)}`;
   else if (page?.kind === 'cursor') sql += ` LIMIT ${params.param(page.size + 1)}`;
   else if (query.limit !== null) sql += ` LIMIT ${params.param(query.limit)}`;
-  const rows: SqlStatement = { sql, bind: params.bind };
+  // a show by id, a relation page by parent: prepared; ranges, patterns, tree walks and cursors not
+  const prepare = !headBound && !query.tree && page?.kind !== 'cursor' && equalityOnly(query.filter, ctx, model);
+  const rows: SqlStatement = { sql, bind: params.bind, prepare };
 
   let count: SqlStatement | null = null;
   if (page?.kind === 'offset') {
@@ -125,7 +128,7 @@ export function compileList(query: ListQuery, catalog: Catalog, tables: ModelMap
       ...(query.filter ? [compileFilter(query.filter, ctx, model, c, countParams)] : []),
     ];
     const filter = conditions.length ? ` WHERE ${conditions.join(' AND ')}` : '';
-    count = { sql: `SELECT count(*) AS "total" FROM ${ctx.table(model)} AS ${quoteIdent(c)}${filter}`, bind: countParams.bind };
+    count = { sql: `SELECT count(*) AS "total" FROM ${ctx.table(model)} AS ${quoteIdent(c)}${filter}`, bind: countParams.bind, prepare };
   }
 
   const statements = [rows, ...(count ? [count] : [])];

@@ -1,6 +1,6 @@
 import type { RelationLoad } from '../../lib/query/ast';
 import type { FieldType, RelationKind } from '../../lib/resource/model-info';
-import { compileFilter } from './compile-filter';
+import { compileFilter, equalityOnly } from './compile-filter';
 import { ParamBuilder, quoteIdent, type SqlStatement } from './sql-builder';
 import type { CompileContext } from './compile-context';
 
@@ -102,7 +102,7 @@ function compileRelationLoad(load: RelationLoad, ctx: CompileContext, parent: st
     target,
     parentField,
     matchKey,
-    statement: { sql, bind: params.bind },
+    statement: { sql, bind: params.bind, prepare: equalityOnly(load.filter, ctx, target) },
     fields,
     pivot,
     children: compileRelationLoads(load.children, ctx, target),

@@ -6,6 +6,7 @@ type Rows = Record<string, unknown>[];
 /** What the library uses of the `pg` client Sequelize's pool lends. */
 interface PgClient {
   query(text: string, values: unknown[]): Promise<{ rows: Rows }>;
+  query(config: { name: string; text: string; values: unknown[] }): Promise<{ rows: Rows }>;
   _invalid?: boolean;
 }
 
@@ -57,15 +58,49 @@ export async function withLease<T>(sequelize: Sequelize, work: (lease: Lease) =>
  * (bind formatting, result parsing, an id per query: a quarter of the library's overhead on a
  * list, by the profiles in bench/RESULTS.md) for nothing the driver uses: the statements are
  * already SQL with `$n` parameters and the rows are wanted raw. Same pool, same connections, same
- * type parsers; Sequelize's `logging` option still sees every statement. Statements stay unnamed
- * (not server-side prepared): PostgreSQL's generic plans made the benchmark's count 40 % slower.
+ * type parsers; Sequelize's `logging` option still sees every statement. Statements run unnamed
+ * unless compiled as `prepare` (keys and equality only, see SqlStatement).
  */
+/** Names of prepared statement texts, process-wide; bounded, beyond it statements run unnamed. */
+const names = new Map<string, string | null>();
+const MAX_PREPARED = 1000;
+
+function nameOf(statement: SqlStatement): string | undefined {
+  if (!statement.prepare) return undefined;
+  let name = names.get(statement.sql);
+  if (name === undefined && names.size < MAX_PREPARED) {
+    name = `grr_${names.size}`;
+    names.set(statement.sql, name);
+  }
+  return name ?? undefined;
+}
+
+/** PostgreSQL refuses a prepared statement whose tables changed their columns' types since it was parsed. */
+const STALE = (error: unknown): boolean => (error as { code?: unknown }).code === '0A000' && /cached plan must not change result type/.test(String((error as Error).message));
+
+/**
+ * The query as pg takes it: text and values (pg copies config objects), a config when named. A
+ * statement gone stale (a migration changed a column's type under a running app) runs unnamed,
+ * now and from then on, instead of failing on every connection that prepared it (inside a
+ * transaction the failure aborts it: that one request fails, the next ones run unnamed).
+ */
+async function send(client: PgClient, statement: SqlStatement): Promise<{ rows: Rows }> {
+  const name = nameOf(statement);
+  if (!name) return client.query(statement.sql, statement.bind);
+  try {
+    return await client.query({ name, text: statement.sql, values: statement.bind });
+  } catch (error) {
+    if (!STALE(error)) throw error;
+    names.set(statement.sql, null);
+    return client.query(statement.sql, statement.bind);
+  }
+}
+
 export async function runStatement(sequelize: Sequelize, statement: SqlStatement, target: Target): Promise<Rows> {
   const logging = (sequelize as unknown as { options: { logging?: unknown } }).options.logging;
   const t = target && !('lease' in target) ? target : undefined;
   if (typeof logging === 'function') (logging as (sql: string) => void)(`Executing (${t ? (t as unknown as { id: string }).id : 'default'}): ${statement.sql}`);
-  // text and values, not a config object: pg copies config objects on every call
-  if (target && 'lease' in target) return (await target.lease.query(statement.sql, statement.bind)).rows;
-  if (t) return (await (t as unknown as { connection: PgClient }).connection.query(statement.sql, statement.bind)).rows;
-  return withLease(sequelize, async ({ lease }) => (await lease.query(statement.sql, statement.bind)).rows);
+  if (target && 'lease' in target) return (await send(target.lease, statement)).rows;
+  if (t) return (await send((t as unknown as { connection: PgClient }).connection, statement)).rows;
+  return withLease(sequelize, async ({ lease }) => (await send(lease, statement)).rows);
 }

@@ -6,6 +6,13 @@
 export interface SqlStatement {
   sql: string;
   bind: unknown[];
+  /**
+   * Run as a named (server-side prepared) statement: PostgreSQL parses it once per connection and
+   * may keep a generic plan. Only for statements whose plan does not hinge on a value's
+   * selectivity (keys, equality): a generic plan for `name LIKE $2` or `price >= $1` can be far
+   * worse than the custom one (measured: the benchmark's count 40 % slower).
+   */
+  prepare?: boolean;
 }
 
 /** A double-quoted identifier with embedded quotes doubled (PostgreSQL rules). */

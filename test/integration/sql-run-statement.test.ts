@@ -5,8 +5,8 @@ import { sharedPostgres } from '../support/databases';
 
 /**
  * The SQL driver runs its statements on the pg clients of Sequelize's pool and transactions
- * (drivers/sql/run-statement.ts): unnamed, so nothing is prepared on the server (generic plans
- * were slower), and Sequelize's `logging` still sees each statement.
+ * (drivers/sql/run-statement.ts): unnamed unless compiled as `prepare` (keys and equality only),
+ * and Sequelize's `logging` still sees each statement.
  */
 describe('SQL driver: statements on Sequelize pool clients', () => {
   let sequelize: Sequelize;
@@ -32,6 +32,29 @@ describe('SQL driver: statements on Sequelize pool clients', () => {
     expect(logged).to.deep.equal([`Executing (default): ${sql}`]);
     const prepared = await runStatement(sequelize, { sql: 'SELECT count(*)::int AS n FROM pg_prepared_statements', bind: [] }, undefined);
     expect(prepared).to.deep.equal([{ n: 0 }]);
+  });
+
+  it('a statement compiled as prepare runs named: parsed once per connection, the same rows', async () => {
+    const sql = `SELECT id, label FROM ${table} WHERE id = $1`;
+    expect(await runStatement(sequelize, { sql, bind: [1], prepare: true }, undefined)).to.deep.equal([{ id: 1, label: 'one' }]);
+    expect(await runStatement(sequelize, { sql, bind: [2], prepare: true }, undefined)).to.deep.equal([{ id: 2, label: 'two' }]);
+    const prepared = await runStatement(sequelize, { sql: 'SELECT statement FROM pg_prepared_statements', bind: [] }, undefined);
+    expect(prepared.map((r) => r.statement)).to.deep.equal([sql]);
+  });
+
+  it('a prepared statement whose table changed a column type under it runs unnamed instead of failing', async () => {
+    const other = `${table}_alter`;
+    await sequelize.query(`CREATE TABLE ${other} (id int PRIMARY KEY, n int)`);
+    try {
+      await sequelize.query(`INSERT INTO ${other} VALUES (1, 5)`);
+      const sql = `SELECT id, n FROM ${other} WHERE id = $1`;
+      expect(await runStatement(sequelize, { sql, bind: [1], prepare: true }, undefined)).to.deep.equal([{ id: 1, n: 5 }]);
+      await sequelize.query(`ALTER TABLE ${other} ALTER COLUMN n TYPE text`);
+      expect(await runStatement(sequelize, { sql, bind: [1], prepare: true }, undefined)).to.deep.equal([{ id: 1, n: '5' }]);
+      expect(await runStatement(sequelize, { sql, bind: [1], prepare: true }, undefined)).to.deep.equal([{ id: 1, n: '5' }]);
+    } finally {
+      await sequelize.query(`DROP TABLE ${other}`);
+    }
   });
 
   it('runs inside a transaction on its connection, and sees its writes', async () => {

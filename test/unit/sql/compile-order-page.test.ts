@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { compileList } from '../../../drivers/sql';
-import type { OrderKey, Page, Scalar } from '../../../lib/query/ast';
+import type { Filter, OrderKey, Page, Scalar } from '../../../lib/query/ast';
 import { catalog, listQuery, tables } from './fixture';
 
 const key = (field: string, direction: 'asc' | 'desc' = 'asc', relations: string[] = []): OrderKey => ({ relations, field, direction });
@@ -61,11 +61,25 @@ describe('sql compiler: pagination', () => {
     expect(q.count).to.deep.equal({
       sql: 'SELECT count(*) AS "total" FROM "products" AS "t0" WHERE EXISTS (SELECT 1 FROM "product_tag" AS "p2" JOIN "tags" AS "r1" ON "r1"."id" = "p2"."tag_id" WHERE "p2"."product_id" = "t0"."id" AND "r1"."name" = $1)',
       bind: ['red'],
+      prepare: true,
     });
   });
 
   it('offset without a filter counts the whole table', () => {
-    expect(rows([ID], { kind: 'offset', page: 1, size: 15 }).count).to.deep.equal({ sql: 'SELECT count(*) AS "total" FROM "products" AS "t0"', bind: [] });
+    expect(rows([ID], { kind: 'offset', page: 1, size: 15 }).count).to.deep.equal({ sql: 'SELECT count(*) AS "total" FROM "products" AS "t0"', bind: [], prepare: true });
+  });
+
+  it('prepared (named) only where a generic plan is safe: keys and equality, not ranges, patterns or cursors', () => {
+    const cond = (field: string, operator: string, value: unknown) => ({ kind: 'condition', field, operator, value }) as Filter;
+    const page = { kind: 'offset', page: 1, size: 10 } as const;
+    const q = (filter: Filter | null, p: Page | null = page) => compileList(listQuery({ filter, page: p }), catalog, tables);
+    expect(q(cond('id', '=', 3)).rows.prepare).to.equal(true);
+    expect(q({ kind: 'and', filters: [cond('status', 'in', ['a', null]), cond('category_id', 'null', null)] }).count?.prepare).to.equal(true);
+    for (const filter of [cond('price', '>=', 3), cond('name', 'like', 'G%'), { kind: 'or', filters: [cond('id', '=', 1), cond('stock', '<', 2)] } as Filter]) {
+      expect(q(filter).rows.prepare, JSON.stringify(filter)).to.equal(false);
+      expect(q(filter).count?.prepare, JSON.stringify(filter)).to.equal(false);
+    }
+    expect(q(null, { kind: 'cursor', size: 10, after: null }).rows.prepare).to.equal(false);
   });
 
   it('unpaginated: no count, LIMIT only when the query has a limit', () => {
