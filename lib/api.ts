@@ -9,11 +9,11 @@ import { ReadCache } from './cache/read-cache';
 import { cacheSettingsFromEnv, type CacheSettings } from './cache/settings';
 import type { CacheStore } from './cache/store';
 import { configFromEnv, type RestConfig } from './config';
-import { buildRouter, contextMiddleware, type ContextInit, type RouteMiddlewareFactory } from './http/build-router';
+import { buildRouter, type ContextInit, type RouteMiddlewareFactory } from './http/build-router';
+import { apiFront } from './http/api-front';
 import { exportRoutes } from './export/export-routes';
 import { relationExportRoutes } from './export/relation-export-routes';
 import { tableTemplate, type PdfTemplate } from './export/pdf-templates';
-import { accessLog } from './http/access-log';
 import { errorMiddleware } from './http/error-middleware';
 import { buildOpenApi, type OpenApiOptions } from './openapi/build-document';
 import { docsRouter } from './openapi/docs-router';
@@ -249,10 +249,8 @@ export function createRestApi(options: RestApiOptions = {}): RestApi {
         table.add(...relationExportRoutes(service, (model) => services.get(model), { catalog: registry, config, log, templates }));
       }
       const router = express.Router();
-      router.use(accessLog(log));
-      router.use(express.json({ limit: options.bodyLimit ?? '1mb' }));
-      router.use(contextMiddleware(null, options.context));
-      router.use(buildRouter(table, [protect, ...middlewares], { beforeRespond: (ctx) => cache.bump(ctx.touched), deadlineMs: config.requestTimeoutMs }));
+      const dispatch = buildRouter(table, [protect, ...middlewares], { beforeRespond: (ctx) => cache.bump(ctx.touched), deadlineMs: config.requestTimeoutMs });
+      router.use(apiFront({ log, bodyLimit: options.bodyLimit, context: options.context }, dispatch));
       router.use(unconfiguredRelations());
       router.use(errorMiddleware(log));
       built = router;

@@ -62,7 +62,10 @@ function handler(route: RouteDefinition, options: RouterOptions): RequestHandler
     }
     if (route.answers === 'stream') return;
     if (!(result instanceof Reply)) {
-      res.status(200).type('application/json').send(toJson(result));
+      // the header as res.type() would set it, without its MIME lookup on every answer
+      res.statusCode = 200;
+      res.setHeader('Content-Type', 'application/json; charset=utf-8');
+      res.send(toJson(result));
       return;
     }
     res.status(result.status).set(result.headers);
