@@ -6,6 +6,7 @@ import { compileTreeCondition } from './compile-tree';
 import { compileOrder, keysetCondition, type OrderPlan } from './compile-order';
 import { compileRelationLoads, selectFields, type RelationPlan } from './compile-relations';
 import { compileJoins, type CompiledJoins, type JoinPlan } from './compile-joins';
+import { compileEmbed, type EmbedPlan } from './compile-embeds';
 import { CompileContext } from './compile-context';
 import { ParamBuilder, quoteIdent, type SqlStatement } from './sql-builder';
 import type { ModelMap } from './model-map';
@@ -24,6 +25,11 @@ export interface CompiledList {
   relations: RelationPlan[];
   /** Root to-one loads joined into `rows` (compile-joins.ts). */
   joins: JoinPlan[];
+  /**
+   * The root's other loads in request order: embedded into `rows` as JSON (compile-embeds.ts)
+   * or, with `embed` null, loaded by their statement in `relations`.
+   */
+  rest: { name: string; embed: EmbedPlan | null }[];
   page: Page | null;
   /** Every statement (relation ones with $1 = the parent keys), for the query log. */
   statements: SqlStatement[];
@@ -65,6 +71,9 @@ interface Head {
   order: OrderPlan;
   fields: string[];
   joined: CompiledJoins;
+  rest: CompiledList['rest'];
+  /** Embedded loads: the page is selected as `alias`, their subqueries run over it, in `orderBy`. */
+  wrap: { alias: string; columns: string; orderBy: string } | null;
   relations: RelationPlan[];
   /** Table aliases the head numbered (t0, j1, ...): the WHERE clause's continue after them. */
   aliases: number;
@@ -76,12 +85,23 @@ function compileHead(query: ListQuery, ctx: CompileContext, params: ParamBuilder
   const root = params.alias('t');
   const order = compileOrder(query.order, ctx, model, root, params);
   const joined = compileJoins(query.relations, ctx, model, root, params, plansOf);
-  const relations = plansOf(model, joined.rest);
+  const rest: CompiledList['rest'] = [];
+  const embedColumns: string[] = [];
+  const separate: RelationLoad[] = [];
+  const outer = joined.rest.length ? params.alias('w') : '';
+  for (const load of joined.rest) {
+    const embedded = compileEmbed(load, ctx, model, `${quoteIdent(outer)}.${quoteIdent(ctx.model(model).key)}`, params);
+    rest.push({ name: load.name, embed: embedded?.plan ?? null });
+    if (embedded) embedColumns.push(embedded.column);
+    else separate.push(load);
+  }
+  const relations = plansOf(model, separate);
   const columns = [...fields.map((f) => `${ctx.column(model, root, f)} AS ${quoteIdent(f)}`), ...order.selects, ...joined.columns];
+  const wrap = embedColumns.length ? { alias: outer, columns: embedColumns.join(', '), orderBy: order.outerOrderBy(outer) } : null;
   let sql = `SELECT ${columns.join(', ')} FROM ${ctx.table(model)} AS ${quoteIdent(root)}`;
   if (order.joins.length) sql += ` ${order.joins.join(' ')}`;
   if (joined.sql.length) sql += ` ${joined.sql.join(' ')}`;
-  return { sql, root, orderBy: order.orderBy, order, fields, joined, relations, aliases: params.aliasCount };
+  return { sql, root, orderBy: order.orderBy, order, fields, joined, rest, wrap, relations, aliases: params.aliasCount };
 }
 
 const headKey = (query: ListQuery): string => `${query.model}\u0000${JSON.stringify(query.select)}\u0000${JSON.stringify(query.order)}\u0000${JSON.stringify(query.relations)}`;
@@ -102,7 +122,7 @@ export function compileList(query: ListQuery, catalog: Catalog, tables: ModelMap
     head = compileHead(query, ctx, params, plansOf);
     if (plans && params.bind.length === 0) plans.heads.set(headKey(query), head);
   }
-  const { order, fields, joined, relations, root } = head;
+  const { order, fields, joined, relations, root, rest } = head;
   const headBound = params.bind.length > 0;
   const where: string[] = [];
   if (query.tree) where.push(compileTreeCondition(query.tree, ctx, model, root, params));
@@ -115,6 +135,9 @@ export function compileList(query: ListQuery, catalog: Catalog, tables: ModelMap
   if (page?.kind === 'offset') sql += ` LIMIT ${params.param(page.size)} OFFSET ${params.param((page.page - 1) * page.size)}`;
   else if (page?.kind === 'cursor') sql += ` LIMIT ${params.param(page.size + 1)}`;
   else if (query.limit !== null) sql += ` LIMIT ${params.param(query.limit)}`;
+  // embedded loads run over the page only, not over rows an OFFSET skips
+  const { wrap } = head;
+  if (wrap) sql = `SELECT ${quoteIdent(wrap.alias)}.*, ${wrap.columns} FROM (${sql}) AS ${quoteIdent(wrap.alias)}${wrap.orderBy ? ` ORDER BY ${wrap.orderBy}` : ''}`;
   // a show by id, a relation page by parent: prepared; ranges, patterns, tree walks and cursors not
   const prepare = !headBound && !query.tree && page?.kind !== 'cursor' && equalityOnly(query.filter, ctx, model);
   const rows: SqlStatement = { sql, bind: params.bind, prepare };
@@ -154,6 +177,7 @@ export function compileList(query: ListQuery, catalog: Catalog, tables: ModelMap
     keys: order.keys.map((k) => ({ alias: k.alias, field: k.field })),
     relations,
     joins: joined.joins,
+    rest,
     page,
     statements,
   };

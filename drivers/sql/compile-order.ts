@@ -23,6 +23,8 @@ export interface OrderPlan {
   /** `expr AS "__k0"`: the key values selected for the next cursor. */
   selects: string[];
   orderBy: string;
+  /** The same order over the selected key aliases of a subquery named `outer` (same casts, collation, null placement). */
+  outerOrderBy(outer: string): string;
 }
 
 /**
@@ -76,7 +78,11 @@ export function compileOrder(order: OrderKey[], ctx: CompileContext, model: stri
   const placement = (k: SortKey): string => (k.direction === 'asc' ? (k.nullable ? 'ASC NULLS FIRST' : 'ASC') : k.nullable ? 'DESC NULLS LAST' : 'DESC');
   const orderBy = keys.map((k) => `${k.expr} ${placement(k)}`).join(', ');
   const selects = keys.map((k) => `${k.column} AS ${quoteIdent(k.alias)}`);
-  return { joins, keys, selects, orderBy };
+  // expr is the column, then an optional cast and collation (ctx.value + COLLATE): keep those
+  const outerOrderBy = (outer: string): string =>
+    keys.map((k) => `${quoteIdent(outer)}.${quoteIdent(k.alias)}${k.expr.slice(k.column.length)} ${placement(k)}`).join(', ');
+  for (const k of keys) if (!k.expr.startsWith(k.column)) throw new Error(`Sort key ${k.alias}: expression does not start with its column`);
+  return { joins, keys, selects, orderBy, outerOrderBy };
 }
 
 /**

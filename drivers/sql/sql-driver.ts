@@ -9,6 +9,7 @@ import { ConnectionDriver } from '../../lib/driver/connection-driver';
 import type { FieldInfo } from '../../lib/resource/model-info';
 import { compileList, RelationPlanCache, type CompiledList } from './compile-list';
 import type { JoinPlan } from './compile-joins';
+import type { EmbedPlan } from './compile-embeds';
 import { selectFields, type RelationPlan } from './compile-relations';
 import { CompileContext } from './compile-context';
 import { compileDelete, compileExistingIds, compileInsert, compileUpdate } from './compile-writes';
@@ -89,6 +90,7 @@ export class SqlDriver extends ConnectionDriver<Sequelize> implements Driver {
     const rows = visible.map((r) => {
       const row = this.shape(plan.model, plan.fields, r);
       this.attachJoins(plan.joins, row, r);
+      this.attachRest(plan.rest, row, r);
       return row;
     });
     await Promise.all([this.loadRelations(plan.relations, rows, t), this.loadJoinedRelations(plan.joins, rows, t)]);
@@ -241,6 +243,30 @@ export class SqlDriver extends ConnectionDriver<Sequelize> implements Driver {
       this.attachJoins(join.joins, related, raw);
       row[join.name] = related;
     }
+  }
+
+  /**
+   * The root's other loads, in request order: embedded ones from their JSON column, the others
+   * left null for their statement to fill (loadRelation always sets them).
+   */
+  private attachRest(rest: CompiledList['rest'], row: Row, raw: Record<string, unknown>): void {
+    for (const { name, embed } of rest) row[name] = embed ? this.embedded(embed, raw[embed.alias]) : null;
+  }
+
+  /** An embedded load's JSON (arrays of values in `fields` order, key order) -> typed rows of its own. */
+  private embedded(embed: EmbedPlan, json: unknown): Row[] | Row | null {
+    const list = (typeof json === 'string' ? JSON.parse(json) : json) as unknown[][] | null;
+    const info = this.requireCatalog().model(embed.target).fields;
+    const rows: Row[] = [];
+    for (const values of list ?? []) {
+      const row: Row = {};
+      for (let i = 0; i < embed.fields.length; i += 1) {
+        const field = info[embed.fields[i]];
+        row[embed.fields[i]] = convertValue(values[i], field?.type, field?.itemType);
+      }
+      rows.push(row);
+    }
+    return embed.kind === 'hasMany' ? rows : (rows[0] ?? null);
   }
 
   /** The loads below joined records (their to-many relations): a statement per level, as usual. */

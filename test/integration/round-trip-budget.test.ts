@@ -173,8 +173,8 @@ describe('round-trip budget', function () {
       statements.length = 0;
       const res = await http.get('/api/v1/categories').query({ hierarchy: JSON.stringify({ filter_mode: 'full_branch' }), oper: JSON.stringify({ and: ['name|like|Budget child'] }), relations: 'products' }).expect(200);
       expect(res.body.data[0].children[0].products).to.have.length(120);
-      // the page (with the WITH RECURSIVE walk) + products
-      expect(statements).to.have.length(2);
+      // one statement: the page with the WITH RECURSIVE walk, each category's products embedded
+      expect(statements).to.have.length(1);
       expect(statements[0]).to.match(/WITH RECURSIVE/);
     });
 
@@ -190,7 +190,7 @@ describe('round-trip budget', function () {
       }
     });
 
-    it('a page of 1 and a page of 100 run the same statements (page with the to-one loads joined, count, one per to-many level)', async () => {
+    it('a page of 1 and a page of 100 run the same statements (to-one loads joined, to-many embedded, and the count)', async () => {
       await listPage(example, 1); // warm: the caller's token lookup is cached
       statements.length = 0;
       await listPage(example, 1);
@@ -198,8 +198,21 @@ describe('round-trip budget', function () {
       statements.length = 0;
       await listPage(example, 100);
       expect(statements.length).to.equal(forOne);
-      // page (category and category.parent joined into it) + count + reviews
-      expect(forOne).to.equal(3);
+      // page (category and category.parent joined into it, reviews embedded) + count
+      expect(forOne).to.equal(2);
+    });
+
+    it('a show with a to-one chain and a to-many relation is one statement; a many-to-many adds one', async () => {
+      const http = asAdmin(example);
+      const id = (await listPage(example, 1)).body.data[0].id;
+      statements.length = 0;
+      const res = await http.get(`/api/v1/products/${id}`).query({ relations: 'category.parent,reviews' }).expect(200);
+      expect(res.body.category.parent.name).to.equal('Budget root');
+      expect(res.body.reviews).to.have.length(2);
+      expect(statements).to.have.length(1);
+      statements.length = 0;
+      await http.get(`/api/v1/products/${id}`).query({ relations: 'category.parent,reviews,tags' }).expect(200);
+      expect(statements).to.have.length(2);
     });
   });
 });

@@ -32,12 +32,25 @@ describe('sql compiler: eager loading', () => {
     expect(q.rows.bind).to.deep.equal(['G%']);
   });
 
-  it('hasMany: keyed by the foreign key on the target, which stays in the columns', () => {
-    expect(shape(plans([load('reviews', ['rating'])]).relations[0])).to.deep.equal({
+  it('hasMany: embedded as a JSON subquery run over the page rows (an OFFSET never runs it), keyed by the foreign key, which stays in the columns', () => {
+    const q = plans([load('reviews', ['rating'])]);
+    expect(q.relations).to.deep.equal([]);
+    expect(q.rest).to.deep.equal([{ name: 'reviews', embed: { name: 'reviews', kind: 'hasMany', target: 'review', alias: '__e2', fields: ['id', 'rating', 'product_id'] } }]);
+    expect(q.rows.sql).to.equal(
+      'SELECT "w1".*, (SELECT json_agg(json_build_array("e2"."id", "e2"."rating", "e2"."product_id") ORDER BY "e2"."id") FROM "reviews" AS "e2" WHERE "e2"."product_id" = "w1"."id") AS "__e2" ' +
+        'FROM (SELECT "t0"."id" AS "id", "t0"."name" AS "name", "t0"."id" AS "__k0" FROM "products" AS "t0" ORDER BY "t0"."id" ASC) AS "w1" ORDER BY "w1"."__k0" ASC',
+    );
+  });
+
+  it('a to-many with loads below it, and many-to-many, keep a statement of their own keyed by the parent ids', () => {
+    const q = plans([load('reviews', ['rating'], [load('user', ['name'])])]);
+    expect(q.rest).to.deep.equal([{ name: 'reviews', embed: null }]);
+    expect(shape(q.relations[0])).to.deep.include({
       name: 'reviews', parentField: 'id', matchKey: 'product_id',
-      sql: 'SELECT "l0"."id" AS "id", "l0"."rating" AS "rating", "l0"."product_id" AS "product_id" FROM "reviews" AS "l0" WHERE "l0"."product_id" = ANY($1) ORDER BY "l0"."id" ASC',
-      bind: [null], children: [],
+      sql: 'SELECT "l0"."id" AS "id", "l0"."rating" AS "rating", "l0"."product_id" AS "product_id", "l0"."user_id" AS "user_id" FROM "reviews" AS "l0" WHERE "l0"."product_id" = ANY($1) ORDER BY "l0"."id" ASC',
+      bind: [null],
     });
+    expect(q.rows.sql).not.to.include('json_agg');
   });
 
   it('belongsToMany: through the pivot, pivot keys and columns selected for `pivot`', () => {
@@ -79,14 +92,15 @@ describe('sql compiler: eager loading', () => {
     );
   });
 
-  it('_nested: the relation filter narrows the loaded records, with its own bound values after $1', () => {
+  it('_nested: the relation filter narrows the embedded records, its values bound before the root filter\'s (not prepared)', () => {
     const filter: Filter = { kind: 'and', filters: [{ kind: 'condition', field: 'rating', operator: '>=', value: 4 }, { kind: 'related', relation: 'user', filter: { kind: 'condition', field: 'name', operator: 'like', value: 'A%' } }] };
-    const p = plans([load('reviews', ['rating'], [], filter)]).relations[0];
-    expect(p.statement.sql).to.equal(
-      'SELECT "l0"."id" AS "id", "l0"."rating" AS "rating", "l0"."product_id" AS "product_id" FROM "reviews" AS "l0" WHERE "l0"."product_id" = ANY($1) AND ' +
-        `("l0"."rating" >= $2 AND EXISTS (SELECT 1 FROM "users" AS "r1" WHERE "r1"."id" = "l0"."user_id" AND "r1"."name" LIKE $3 ESCAPE '')) ORDER BY "l0"."id" ASC`,
+    const q = compileList(listQuery({ relations: [load('reviews', ['rating'], [], filter)], select: ['name'], filter: { kind: 'condition', field: 'id', operator: '=', value: 5 } }), catalog, tables);
+    expect(q.rows.sql).to.include(
+      `WHERE "e2"."product_id" = "w1"."id" AND ("e2"."rating" >= $1 AND EXISTS (SELECT 1 FROM "users" AS "r3" WHERE "r3"."id" = "e2"."user_id" AND "r3"."name" LIKE $2 ESCAPE ''))) AS "__e2"`,
     );
-    expect(p.statement.bind).to.deep.equal([null, 4, 'A%']);
+    expect(q.rows.sql).to.include('WHERE "t0"."id" = $3 ORDER BY');
+    expect(q.rows.bind).to.deep.equal([4, 'A%', 5]);
+    expect(q.rows.prepare).to.equal(false);
   });
 
   it('identifiers come from the table map, double-quoted with quotes doubled', () => {
