@@ -1,11 +1,10 @@
 import { expect } from 'chai';
-import { Client } from 'pg';
 import { DataTypes, Sequelize } from 'sequelize';
 import { createSqlDriver } from '../../drivers/sql';
 import type { Driver } from '../../lib/driver';
 import { toJson } from '../../lib/http/serialize';
 import type { ListQuery, RelationLoad } from '../../lib/query/ast';
-import { sharedPostgres } from '../support/databases';
+import { freshPostgresDatabase } from '../support/databases';
 import { describeAll } from '../unit/sql/db-models';
 
 /**
@@ -18,8 +17,7 @@ describe('SQL driver: embedded to-many loads answer like direct reads', function
   this.timeout(60_000);
   let sequelize: Sequelize;
   let driver: Driver;
-  const dbName = `embedded_${process.pid}_${Date.now()}`;
-  let adminUri: string;
+  let database: { uri: string; drop(): Promise<void> };
 
   const query = (model: string, over: Partial<ListQuery> = {}): ListQuery => ({
     model, filter: null, select: null, relations: [], order: [{ relations: [], field: 'id', direction: 'asc' }], page: null, limit: null, ...over,
@@ -27,14 +25,8 @@ describe('SQL driver: embedded to-many loads answer like direct reads', function
   const load = (name: string, children: RelationLoad[] = []): RelationLoad => ({ name, columns: null, children, filter: null });
 
   before(async () => {
-    adminUri = (await sharedPostgres()).uri;
-    const admin = new Client({ connectionString: adminUri });
-    await admin.connect();
-    await admin.query(`CREATE DATABASE "${dbName}"`);
-    await admin.end();
-    const url = new URL(adminUri);
-    url.pathname = `/${dbName}`;
-    sequelize = new Sequelize(url.toString(), { logging: false, define: { underscored: true, createdAt: 'created_at', updatedAt: 'updated_at' } });
+    database = await freshPostgresDatabase('embedded');
+    sequelize = new Sequelize(database.uri, { logging: false, define: { underscored: true, createdAt: 'created_at', updatedAt: 'updated_at' } });
     const Owner = sequelize.define('Owner', { name: { type: DataTypes.STRING } }, { tableName: 'owners' });
     const Item = sequelize.define('Item', {
       owner_id: { type: DataTypes.INTEGER, allowNull: true },
@@ -69,11 +61,8 @@ describe('SQL driver: embedded to-many loads answer like direct reads', function
   });
 
   after(async () => {
-    await sequelize.close();
-    const admin = new Client({ connectionString: adminUri });
-    await admin.connect();
-    await admin.query(`DROP DATABASE IF EXISTS "${dbName}"`);
-    await admin.end();
+    await sequelize?.close();
+    await database?.drop();
   });
 
   it('each owner carries its items exactly as reading the items themselves gives them', async () => {

@@ -1,4 +1,5 @@
 import { startMongo, type MongoHandle } from '../../lib/testing/start-mongo';
+import { Client } from 'pg';
 import { startPostgres, type PostgresHandle } from '../../lib/testing/start-postgres';
 
 /**
@@ -16,6 +17,25 @@ export function sharedMongo(): Promise<MongoHandle> {
 export function sharedPostgres(): Promise<PostgresHandle> {
   postgres ??= startPostgres();
   return postgres;
+}
+
+/** A throw-away PostgreSQL database on the shared server: its URI, and `drop` for the suite's `after`. */
+export async function freshPostgresDatabase(prefix: string): Promise<{ uri: string; drop(): Promise<void> }> {
+  const admin = (await sharedPostgres()).uri;
+  const name = `${prefix}_${process.pid}_${Date.now()}`;
+  const run = async (sql: string): Promise<void> => {
+    const client = new Client({ connectionString: admin });
+    await client.connect();
+    try {
+      await client.query(sql);
+    } finally {
+      await client.end();
+    }
+  };
+  await run(`CREATE DATABASE "${name}"`);
+  const url = new URL(admin);
+  url.pathname = `/${name}`;
+  return { uri: url.toString(), drop: () => run(`DROP DATABASE IF EXISTS "${name}"`) };
 }
 
 export async function stopSharedDatabases(): Promise<void> {

@@ -1,12 +1,11 @@
 import { findByIds } from '../../support/find-by-ids';
 import { expect } from 'chai';
-import { Client } from 'pg';
 import type { DatabaseErrorInfo, Driver, Id, Row, Transaction } from '../../../lib/driver';
 import { createSqlDriver, isSequelizeModel } from '../../../drivers/sql';
 import type { Filter, ListQuery, OrderKey, RelationLoad } from '../../../lib/query/ast';
 import type { Catalog } from '../../../lib/resource/model-info';
 import { DriverFailure } from '../../../lib/driver';
-import { sharedPostgres } from '../../support/databases';
+import { freshPostgresDatabase } from '../../support/databases';
 import { defineModels, describeAll, type DbModels } from './db-models';
 
 const cond = (field: string, operator: string, value?: unknown): Filter => ({ kind: 'condition', field, operator, value } as Filter);
@@ -25,8 +24,7 @@ describe('sql driver against PostgreSQL', function () {
   let db: DbModels;
   let driver: Driver;
   let catalog: Catalog;
-  let dbName: string;
-  let adminUri: string;
+  let database: { uri: string; drop(): Promise<void> };
   const log: string[] = [];
   const ids: Record<string, Id> = {};
 
@@ -34,16 +32,8 @@ describe('sql driver against PostgreSQL', function () {
     driver.transaction((tx) => driver.insert(model, records, tx));
 
   before(async () => {
-    const pg = await sharedPostgres();
-    adminUri = pg.uri;
-    dbName = `sql_driver_${process.pid}_${Date.now()}`;
-    const admin = new Client({ connectionString: adminUri });
-    await admin.connect();
-    await admin.query(`CREATE DATABASE "${dbName}"`);
-    await admin.end();
-    const url = new URL(adminUri);
-    url.pathname = `/${dbName}`;
-    db = defineModels(url.toString(), (sql) => log.push(sql));
+    database = await freshPostgresDatabase('sql_driver');
+    db = defineModels(database.uri, (sql) => log.push(sql));
     await db.sequelize.sync({ force: true });
     driver = createSqlDriver(db.sequelize);
     catalog = describeAll(driver, db.declarations);
@@ -81,10 +71,7 @@ describe('sql driver against PostgreSQL', function () {
 
   after(async () => {
     await db?.sequelize.close();
-    const admin = new Client({ connectionString: adminUri });
-    await admin.connect();
-    await admin.query(`DROP DATABASE IF EXISTS "${dbName}"`);
-    await admin.end();
+    await database?.drop();
   });
 
   describe('describe', () => {
