@@ -93,7 +93,8 @@ export class SqlDriver extends ConnectionDriver<Sequelize> implements Driver {
       this.attachRest(plan.rest, row, r);
       return row;
     });
-    await Promise.all([this.loadRelations(plan.relations, rows, t), this.loadJoinedRelations(plan.joins, rows, t)]);
+    // nothing left to load when every load was joined or embedded (a show's usual case)
+    if (plan.statements.length > (plan.count ? 2 : 1)) await Promise.all([this.loadRelations(plan.relations, rows, t), this.loadJoinedRelations(plan.joins, rows, t)]);
     const result: ListResult = { rows };
     if (totals) result.total = Number((totals[0] as { total: unknown }).total);
     if (page?.kind === 'cursor') {
