@@ -19,16 +19,27 @@ export function contextOf(res: Response): RequestContext {
 /** What the application adds to each request's context (its own locals, a user it authenticated itself). */
 export type ContextInit = (req: Request) => Partial<Pick<RequestContext, 'user' | 'roles' | 'locals'>>;
 
-/** Builds the context once per request: the abort signal fires when the client goes away. */
+/**
+ * The request's abort signal, made when first asked for: it fires when the client goes away
+ * before the answer is sent (already aborted if that happened before it was asked for).
+ */
+function responseSignal(res: Response): AbortSignal {
+  const controller = new AbortController();
+  if (res.destroyed && !res.writableFinished) controller.abort();
+  else {
+    res.on('close', () => {
+      if (!res.writableFinished) controller.abort();
+    });
+  }
+  return controller.signal;
+}
+
+/** Builds the context once per request: its abort signal fires when the client goes away. */
 export function contextMiddleware(route: RouteDefinition | null, init?: ContextInit): RequestHandler {
   return (req, res, next) => {
     const locals = res.locals as { restContext?: RequestContext };
     if (!locals.restContext) {
-      const controller = new AbortController();
-      res.on('close', () => {
-        if (!res.writableFinished) controller.abort();
-      });
-      locals.restContext = createContext({ ...init?.(req), signal: controller.signal, route: route?.name ?? null });
+      locals.restContext = createContext({ ...init?.(req), route: route?.name ?? null }, () => responseSignal(res));
     } else if (route) {
       locals.restContext.route = route.name;
     }

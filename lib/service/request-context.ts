@@ -36,13 +36,25 @@ export interface RequestContext {
   locals: Record<string, unknown>;
 }
 
-export function createContext(init: Partial<RequestContext> = {}): RequestContext {
+/**
+ * `signalOf`: makes the signal when something first asks for it (the router's, tied to the
+ * response); without it and without `init.signal`, a signal of its own that nothing aborts.
+ */
+export function createContext(init: Partial<RequestContext> = {}, signalOf?: () => AbortSignal): RequestContext {
   const user = init.user ?? null;
+  let signal = init.signal ?? null;
   return {
     user,
     roles: init.roles ?? user?.roles ?? [],
     parent: init.parent ?? null,
-    signal: init.signal ?? new AbortController().signal,
+    // made on first use: only streamed exports read it, so a JSON request never pays for it
+    get signal(): AbortSignal {
+      signal ??= signalOf ? signalOf() : new AbortController().signal;
+      return signal;
+    },
+    set signal(value: AbortSignal) {
+      signal = value;
+    },
     route: init.route ?? null,
     touched: init.touched ?? new Set(),
     locals: init.locals ?? {},

@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import http from 'node:http';
 import express, { type RequestHandler } from 'express';
 import request from 'supertest';
 import winston from 'winston';
@@ -92,5 +93,47 @@ describe('buildRouter: the generated routes as one dispatcher', () => {
     const table = new RouteTable();
     table.add(route('odd.show', 'get', '/odd/:id{/*rest}'));
     expect(() => buildRouter(table, [])).to.throw(/unsupported path segment/);
+  });
+});
+
+describe('the request context signal', () => {
+  /** A route that never answers and reports, once its client is gone, whether the signal aborted. */
+  async function signalWhenClientLeaves(askFirst: boolean): Promise<boolean> {
+    const app = express();
+    let report: (aborted: boolean) => void = () => undefined;
+    const reported = new Promise<boolean>((resolve) => (report = resolve));
+    app.use(contextMiddleware(null), (_req, res) => {
+      const ctx = contextOf(res);
+      if (askFirst) ctx.signal.addEventListener('abort', () => report(true));
+      else res.on('close', () => setImmediate(() => report(ctx.signal.aborted)));
+    });
+    const server = app.listen(0);
+    try {
+      const { port } = server.address() as { port: number };
+      const client = http.get(`http://127.0.0.1:${port}/`);
+      client.on('error', () => undefined);
+      setTimeout(() => client.destroy(), 50);
+      return await reported;
+    } finally {
+      server.close();
+    }
+  }
+
+  it('aborts when the client goes away, whether it was asked for before or after', async () => {
+    expect(await signalWhenClientLeaves(true)).to.equal(true);
+    expect(await signalWhenClientLeaves(false)).to.equal(true);
+  });
+
+  it('is not aborted for an answered request', async () => {
+    const app = express();
+    let signal: AbortSignal | null = null;
+    app.use(contextMiddleware(null), (_req, res) => {
+      res.json({ ok: true });
+      res.on('finish', () => setImmediate(() => (signal = contextOf(res).signal)));
+    });
+    await request(app).get('/').expect(200);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(signal).to.not.equal(null);
+    expect(signal!.aborted).to.equal(false);
   });
 });
