@@ -104,6 +104,30 @@ function compileHead(query: ListQuery, ctx: CompileContext, params: ParamBuilder
   return { sql, root, orderBy: order.orderBy, order, fields, joined, rest, wrap, relations, aliases: params.aliasCount };
 }
 
+/** Whole statement texts per cached head, by what follows the head (WHERE, ORDER BY, LIMIT); bounded per head. */
+const texts = new WeakMap<Head, Map<string, string>>();
+const TEXTS_PER_HEAD = 50;
+
+/**
+ * head + tail, wrapped when loads are embedded (their subqueries run over the page only, not over
+ * rows an OFFSET skips). For a cached head the same text object comes back for the same tail: a
+ * prepared statement is then found by a text whose hash V8 already holds, instead of a new
+ * 1-2 KB string built, flattened and hashed on every request.
+ */
+function statementText(head: Head, tail: string, fresh: boolean): string {
+  const known = fresh ? undefined : texts.get(head);
+  const hit = known?.get(tail);
+  if (hit !== undefined) return hit;
+  const { wrap } = head;
+  const inner = head.sql + tail;
+  const sql = wrap ? `SELECT ${quoteIdent(wrap.alias)}.*, ${wrap.columns} FROM (${inner}) AS ${quoteIdent(wrap.alias)}${wrap.orderBy ? ` ORDER BY ${wrap.orderBy}` : ''}` : inner;
+  if (fresh) return sql;
+  const map = known ?? new Map<string, string>();
+  if (!known) texts.set(head, map);
+  if (map.size < TEXTS_PER_HEAD) map.set(tail, sql);
+  return sql;
+}
+
 const headKey = (query: ListQuery): string => `${query.model}\u0000${JSON.stringify(query.select)}\u0000${JSON.stringify(query.order)}\u0000${JSON.stringify(query.relations)}`;
 
 /** ListQuery -> SQL statements with bound parameters. Pure: no connection, no Sequelize. */
@@ -129,15 +153,12 @@ export function compileList(query: ListQuery, catalog: Catalog, tables: ModelMap
   if (query.filter) where.push(compileFilter(query.filter, ctx, model, root, params));
   const page = query.page;
   if (page?.kind === 'cursor' && page.after) where.push(keysetCondition(order.keys, page.after, params));
-  let sql = head.sql;
-  if (where.length) sql += ` WHERE ${where.join(' AND ')}`;
-  if (head.orderBy) sql += ` ORDER BY ${head.orderBy}`;
-  if (page?.kind === 'offset') sql += ` LIMIT ${params.param(page.size)} OFFSET ${params.param((page.page - 1) * page.size)}`;
-  else if (page?.kind === 'cursor') sql += ` LIMIT ${params.param(page.size + 1)}`;
-  else if (query.limit !== null) sql += ` LIMIT ${params.param(query.limit)}`;
-  // embedded loads run over the page only, not over rows an OFFSET skips
-  const { wrap } = head;
-  if (wrap) sql = `SELECT ${quoteIdent(wrap.alias)}.*, ${wrap.columns} FROM (${sql}) AS ${quoteIdent(wrap.alias)}${wrap.orderBy ? ` ORDER BY ${wrap.orderBy}` : ''}`;
+  let tail = where.length ? ` WHERE ${where.join(' AND ')}` : '';
+  if (head.orderBy) tail += ` ORDER BY ${head.orderBy}`;
+  if (page?.kind === 'offset') tail += ` LIMIT ${params.param(page.size)} OFFSET ${params.param((page.page - 1) * page.size)}`;
+  else if (page?.kind === 'cursor') tail += ` LIMIT ${params.param(page.size + 1)}`;
+  else if (query.limit !== null) tail += ` LIMIT ${params.param(query.limit)}`;
+  const sql = statementText(head, tail, !cached);
   // a show by id, a relation page by parent: prepared; ranges, patterns, tree walks and cursors not
   const prepare = !headBound && !query.tree && page?.kind !== 'cursor' && equalityOnly(query.filter, ctx, model);
   const rows: SqlStatement = { sql, bind: params.bind, prepare };

@@ -23,8 +23,10 @@ export function deeperThan(value: unknown, limit: number): boolean {
 
 /** Refuses a request whose parameters or body nest too deep, naming the parameter. */
 export function checkDepth(params: Record<string, unknown>, body: unknown): void {
-  for (const [name, value] of Object.entries(params)) {
-    if (deeperThan(value, MAX_PARAMETER_DEPTH)) throw new BadRequestError(`Parameter "${name}" nests deeper than ${MAX_PARAMETER_DEPTH} levels.`, name);
+  for (const name in params) {
+    const value = params[name];
+    // query-string values are strings: nothing to walk
+    if (value !== null && typeof value === 'object' && deeperThan(value, MAX_PARAMETER_DEPTH)) throw new BadRequestError(`Parameter "${name}" nests deeper than ${MAX_PARAMETER_DEPTH} levels.`, name);
   }
-  if (deeperThan(body, MAX_BODY_DEPTH)) throw new BadRequestError(`The request body nests deeper than ${MAX_BODY_DEPTH} levels.`);
+  if (body !== null && typeof body === 'object' && deeperThan(body, MAX_BODY_DEPTH)) throw new BadRequestError(`The request body nests deeper than ${MAX_BODY_DEPTH} levels.`);
 }

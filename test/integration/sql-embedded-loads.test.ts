@@ -44,11 +44,12 @@ describe('SQL driver: embedded to-many loads answer like direct reads', function
       words: { type: DataTypes.ARRAY(DataTypes.STRING) },
     }, { tableName: 'items' });
     Owner.hasMany(Item, { as: 'items', foreignKey: 'owner_id' });
+    Owner.hasOne(Item, { as: 'first_item', foreignKey: 'owner_id' });
     Item.belongsTo(Owner, { as: 'owner', foreignKey: 'owner_id' });
     await sequelize.sync({ force: true });
     driver = createSqlDriver(sequelize);
     describeAll(driver, [
-      { name: 'owners', MODEL: 'owner', model: Owner, RELATIONS: ['items'], fillable: ['name'] },
+      { name: 'owners', MODEL: 'owner', model: Owner, RELATIONS: ['items', 'first_item'], fillable: ['name'] },
       { name: 'items', MODEL: 'item', model: Item, RELATIONS: ['owner'], fillable: [] },
     ]);
     await sequelize.query(`INSERT INTO owners (id, name, created_at, updated_at) VALUES (1, 'one', now(), now()), (2, 'two', now(), now()), (3, 'none', now(), now())`);
@@ -82,6 +83,15 @@ describe('SQL driver: embedded to-many loads answer like direct reads', function
     const embedded = await driver.list(query('owner', { relations: [load('items')] }));
     const separate = await driver.list(query('owner', { relations: [load('items', [load('owner')])] }));
     const strip = (rows: Record<string, unknown>[]) => rows.map((o) => ({ ...o, items: (o.items as Record<string, unknown>[]).map(({ owner: _owner, ...rest }) => rest) }));
+    expect(toJson(strip(separate.rows))).to.equal(toJson(embedded.rows));
+  });
+
+  it('hasOne: the first related record by key, or null, as the statement form gives it', async () => {
+    const embedded = await driver.list(query('owner', { relations: [load('first_item')] }));
+    const separate = await driver.list(query('owner', { relations: [load('first_item', [load('owner')])] }));
+    expect(embedded.rows.map((o) => (o.first_item as { label?: unknown } | null)?.label ?? null)).to.deep.equal(['plain', null, null]);
+    expect(embedded.rows[2].first_item).to.equal(null);
+    const strip = (rows: Record<string, unknown>[]) => rows.map((o) => ({ ...o, first_item: o.first_item ? { ...(o.first_item as object), owner: undefined } : null }));
     expect(toJson(strip(separate.rows))).to.equal(toJson(embedded.rows));
   });
 
