@@ -81,10 +81,11 @@ export class SqlDriver extends ConnectionDriver<Sequelize> implements Driver {
   }
 
   private async listOn(plan: CompiledList, t: Target): Promise<ListResult> {
-    const [raw, totals] = await Promise.all([
-      this.run(plan.rows, t),
-      plan.count ? this.run(plan.count, t) : Promise.resolve(null),
-    ]);
+    // both statements are sent at once (a lease or transaction queues them on its connection)
+    const counting = plan.count ? this.run(plan.count, t) : null;
+    counting?.catch(() => undefined); // its failure is reported by the await below
+    const raw = await this.run(plan.rows, t);
+    const totals = counting ? await counting : null;
     const page = plan.page;
     const visible = page?.kind === 'cursor' && raw.length > page.size ? raw.slice(0, page.size) : raw;
     const rows = visible.map((r) => {

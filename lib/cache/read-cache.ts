@@ -47,9 +47,14 @@ export class ReadCache {
   }
 
   /** Serves a planned read from the cache or runs it and stores the answer. */
-  async serve(input: RouteInput, read: PlannedRead, run: () => Promise<unknown>): Promise<unknown> {
+  serve(input: RouteInput, read: PlannedRead, run: () => Promise<unknown>): Promise<unknown> {
     const own = this.resourceSettings(read.query.model);
+    // not cached: the read itself, without one more async step
     if (!this.settings.enabled || own === false) return run();
+    return this.serveCached(input, read, run, own);
+  }
+
+  private async serveCached(input: RouteInput, read: PlannedRead, run: () => Promise<unknown>, own: Exclude<ResourceCacheSettings, false> | undefined): Promise<unknown> {
     const methods = own?.cacheableMethods ?? this.settings.cacheableMethods;
     if (!methods.includes(read.method)) return run();
     const ttl = this.ttlOf(input, read, own);

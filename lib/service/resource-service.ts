@@ -157,7 +157,7 @@ export class ResourceService {
   /** A show, planned: the id (404 when it cannot be one) and the scoped by-id query. */
   async planShow(rawId: string, params: RequestParams, ctx: RequestContext): Promise<PlannedShow> {
     const id = this.parseIdOr404(rawId);
-    await this.hooks.beforeShow?.(id, ctx);
+    if (this.hooks.beforeShow) await this.hooks.beforeShow(id, ctx);
     const view = this.pipeline.viewOf(ctx);
     const options = parseReadOptions(params, view.model(this.name), view, this.config);
     return { rawId, id, query: this.pipeline.apply({ ...byIdsQuery(this.entry.info, [id], options), ...withTrashed(params, this.entry.info) }, ctx) };
@@ -557,11 +557,13 @@ export class ResourceService {
     this.log.query.info(`${this.name}.${action}`, { model: this.name, action, query, compiled, duration_ms: durationMs });
   }
 
-  /** A read, logged with its duration on the query channel. */
+  /** A read, logged with its duration on the query channel; its errors translated like db()'s. */
   private async timed<T>(action: string, query: ListQuery, work: () => Promise<T>): Promise<T> {
     const started = performance.now();
     try {
-      return await this.db(work);
+      return await work();
+    } catch (err) {
+      throw this.translated(err);
     } finally {
       this.logQuery(action, query, Math.round((performance.now() - started) * 10) / 10);
     }
@@ -577,14 +579,18 @@ export class ResourceService {
     try {
       return await work();
     } catch (err) {
-      if (err instanceof ApiError) throw err;
-      const info = isDriverFailure(err) ? err.info : (this.driver.translateError(err) ?? { type: 'database_error' as const });
-      // model-layer validators (mongoose): the same 422 shape as the library's own (decision 24)
-      if (info.type === 'validation_error' && info.errors && Object.keys(info.errors).length > 0) {
-        this.log.db.warn(`${this.name}: model validation failed`, { errors: info.errors });
-        throw new ValidationError(info.errors);
-      }
-      throw new DatabaseError(info, { cause: err });
+      throw this.translated(err);
     }
+  }
+
+  private translated(err: unknown): unknown {
+    if (err instanceof ApiError) return err;
+    const info = isDriverFailure(err) ? err.info : (this.driver.translateError(err) ?? { type: 'database_error' as const });
+    // model-layer validators (mongoose): the same 422 shape as the library's own (decision 24)
+    if (info.type === 'validation_error' && info.errors && Object.keys(info.errors).length > 0) {
+      this.log.db.warn(`${this.name}: model validation failed`, { errors: info.errors });
+      return new ValidationError(info.errors);
+    }
+    return new DatabaseError(info, { cause: err });
   }
 }
