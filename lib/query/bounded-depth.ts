@@ -9,13 +9,31 @@ export const MAX_BODY_DEPTH = 64;
  * 50,000 levels is measured without recursion, before any parser recurses into it.
  */
 export function deeperThan(value: unknown, limit: number): boolean {
-  const stack: Array<[unknown, number]> = [[value, 0]];
-  while (stack.length > 0) {
-    const [current, depth] = stack.pop() as [unknown, number];
-    if (current === null || typeof current !== 'object') continue;
+  if (value === null || typeof value !== 'object') return false;
+  // two parallel stacks and for-in: no tuple or key array allocated per node (a 1,000-item bulk body)
+  const values: object[] = [value];
+  const depths: number[] = [0];
+  while (values.length > 0) {
+    const current = values.pop() as Record<string, unknown>;
+    const depth = depths.pop() as number;
     if (depth >= limit) return true;
-    for (const inner of Array.isArray(current) ? current : Object.values(current as Record<string, unknown>)) {
-      if (inner !== null && typeof inner === 'object') stack.push([inner, depth + 1]);
+    if (Array.isArray(current)) {
+      for (let i = 0; i < current.length; i += 1) {
+        const inner: unknown = current[i];
+        if (inner !== null && typeof inner === 'object') {
+          values.push(inner);
+          depths.push(depth + 1);
+        }
+      }
+      continue;
+    }
+    for (const key in current) {
+      if (!Object.prototype.hasOwnProperty.call(current, key)) continue;
+      const inner = current[key];
+      if (inner !== null && typeof inner === 'object') {
+        values.push(inner);
+        depths.push(depth + 1);
+      }
     }
   }
   return false;
