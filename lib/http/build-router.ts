@@ -73,10 +73,7 @@ function handler(route: RouteDefinition, options: RouterOptions): RequestHandler
     }
     if (route.answers === 'stream') return;
     if (!(result instanceof Reply)) {
-      // the header as res.type() would set it, without its MIME lookup on every answer
-      res.statusCode = 200;
-      res.setHeader('Content-Type', 'application/json; charset=utf-8');
-      res.send(toJson(result));
+      sendJson(req, res, toJson(result));
       return;
     }
     res.status(result.status).set(result.headers);
@@ -84,6 +81,33 @@ function handler(route: RouteDefinition, options: RouterOptions): RequestHandler
     else if (result.json !== undefined) res.type('application/json').send(result.json);
     else res.json(serialize(result.body));
   };
+}
+
+/**
+ * A 200 JSON answer as Express's `res.send` gives it (the app's ETag setting, 304 when fresh, no
+ * body for HEAD, Content-Length), without its header normalization and type lookups: the text is
+ * the library's own JSON, so its type and charset are known.
+ */
+export function sendJson(req: Request, res: Response, json: string): void {
+  res.statusCode = 200;
+  res.setHeader('Content-Type', 'application/json; charset=utf-8');
+  const etagOf = req.app.get('etag fn') as ((body: Buffer | string, encoding?: BufferEncoding) => string | undefined) | undefined;
+  let body: Buffer | string = json;
+  if (typeof etagOf === 'function' && !res.getHeader('ETag')) {
+    body = Buffer.from(json, 'utf8');
+    const etag = etagOf(body);
+    if (etag) res.setHeader('ETag', etag);
+  }
+  res.setHeader('Content-Length', typeof body === 'string' ? Buffer.byteLength(body, 'utf8') : body.length);
+  if (req.fresh) {
+    res.statusCode = 304;
+    res.removeHeader('Content-Type');
+    res.removeHeader('Content-Length');
+    res.end();
+    return;
+  }
+  if (req.method === 'HEAD') res.end();
+  else res.end(body);
 }
 
 export interface RouterOptions {

@@ -3,7 +3,7 @@ import http from 'node:http';
 import express, { type RequestHandler } from 'express';
 import request from 'supertest';
 import winston from 'winston';
-import { buildRouter, contextMiddleware, contextOf } from '../../../lib/http/build-router';
+import { buildRouter, contextMiddleware, contextOf, sendJson } from '../../../lib/http/build-router';
 import { errorMiddleware } from '../../../lib/http/error-middleware';
 import { RouteTable, type HttpMethod, type RouteDefinition } from '../../../lib/http/routes';
 import { createLoggers } from '../../../lib/log/logger';
@@ -135,5 +135,36 @@ describe('the request context signal', () => {
     await new Promise((resolve) => setTimeout(resolve, 20));
     expect(signal).to.not.equal(null);
     expect(signal!.aborted).to.equal(false);
+  });
+});
+
+describe('sendJson: a JSON answer as res.send gives it', () => {
+  const appSending = (configure?: (app: express.Express) => void): express.Express => {
+    const app = express();
+    configure?.(app);
+    app.get('/lib', (req, res) => sendJson(req, res, '{"a":"é"}'));
+    app.get('/express', (_req, res) => void res.type('application/json').send('{"a":"é"}'));
+    return app;
+  };
+
+  it('same status, type, length, ETag and body as Express', async () => {
+    const app = appSending();
+    const ours = await request(app).get('/lib').expect(200);
+    const theirs = await request(app).get('/express').expect(200);
+    for (const header of ['content-type', 'content-length', 'etag']) expect(ours.headers[header], header).to.equal(theirs.headers[header]);
+    expect(ours.text).to.equal('{"a":"é"}');
+  });
+
+  it('304 without a body when the ETag matches, no body for HEAD, no ETag when the app turns it off', async () => {
+    const app = appSending();
+    const { headers } = await request(app).get('/lib').expect(200);
+    const fresh = await request(app).get('/lib').set('If-None-Match', headers.etag).expect(304);
+    expect(fresh.text).to.equal('');
+    const head = await request(app).head('/lib').expect(200);
+    expect(head.headers['content-length']).to.equal(headers['content-length']);
+    expect(head.text).to.equal(undefined);
+    const off = await request(appSending((a) => a.set('etag', false))).get('/lib').expect(200);
+    expect(off.headers.etag).to.equal(undefined);
+    expect(off.text).to.equal('{"a":"é"}');
   });
 });
