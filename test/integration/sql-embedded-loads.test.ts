@@ -95,6 +95,24 @@ describe('SQL driver: embedded to-many loads answer like direct reads', function
     expect(toJson(strip(separate.rows))).to.equal(toJson(embedded.rows));
   });
 
+  it('cursor pages in a mixed order (string descending, key ascending) walk the same rows as the statement form', async () => {
+    const order = [{ relations: [], field: 'name', direction: 'desc' as const }, { relations: [], field: 'id', direction: 'asc' as const }];
+    const walk = async (loads: RelationLoad[]): Promise<string[]> => {
+      const seen: string[] = [];
+      let after: unknown[] | null = null;
+      for (let i = 0; i < 10; i += 1) {
+        const page = await driver.list(query('owner', { relations: loads, order, page: { kind: 'cursor', size: 1, after: after as never } }));
+        for (const row of page.rows) seen.push(`${row.name}:${(row.items as unknown[]).length}`);
+        if (!page.hasMore) break;
+        after = page.nextAfter ?? null;
+      }
+      return seen;
+    };
+    const embedded = await walk([load('items')]);
+    expect(embedded).to.deep.equal(['two:1', 'one:2', 'none:0']);
+    expect(await walk([load('items', [load('owner')])])).to.deep.equal(embedded);
+  });
+
   it('an offset page embeds for its own rows only and keeps its order', async () => {
     const page = await driver.list(query('owner', { relations: [load('items')], order: [{ relations: [], field: 'id', direction: 'desc' }], page: { kind: 'offset', page: 2, size: 1 } }));
     expect(page.rows.map((o) => [o.id, (o.items as unknown[]).length])).to.deep.equal([[2, 1]]);
