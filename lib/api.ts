@@ -249,7 +249,7 @@ export function createRestApi(options: RestApiOptions = {}): RestApi {
         table.add(...relationExportRoutes(service, (model) => services.get(model), { catalog: registry, config, log, templates }));
       }
       const router = express.Router();
-      const dispatch = buildRouter(table, [protect, ...middlewares], { beforeRespond: (ctx) => cache.bump(ctx.touched), deadlineMs: config.requestTimeoutMs });
+      const dispatch = buildRouter(table, [protect, ...middlewares], { beforeRespond: (ctx) => (ctx.touched.size > 0 ? cache.bump(ctx.touched) : undefined), deadlineMs: config.requestTimeoutMs });
       router.use(apiFront({ log, bodyLimit: options.bodyLimit, context: options.context }, dispatch));
       router.use(unconfiguredRelations());
       router.use(errorMiddleware(log));

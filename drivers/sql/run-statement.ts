@@ -1,3 +1,4 @@
+import { Query } from 'pg';
 import type { Sequelize, Transaction as SequelizeTransaction } from 'sequelize';
 import type { SqlStatement } from './sql-builder';
 
@@ -5,8 +6,7 @@ type Rows = Record<string, unknown>[];
 
 /** What the library uses of the `pg` client Sequelize's pool lends. */
 interface PgClient {
-  query(text: string, values: unknown[]): Promise<{ rows: Rows }>;
-  query(config: { name: string; text: string; values: unknown[] }): Promise<{ rows: Rows }>;
+  query(query: Query): unknown;
   _invalid?: boolean;
 }
 
@@ -86,14 +86,28 @@ const STALE = (error: unknown): boolean => (error as { code?: unknown }).code ==
  */
 async function send(client: PgClient, statement: SqlStatement): Promise<{ rows: Rows }> {
   const name = nameOf(statement);
-  if (!name) return client.query(statement.sql, statement.bind);
+  if (!name) return submit(client, statement);
   try {
-    return await client.query({ name, text: statement.sql, values: statement.bind });
+    return await submit(client, statement, name);
   } catch (error) {
     if (!STALE(error)) throw error;
     names.set(statement.sql, null);
-    return client.query(statement.sql, statement.bind);
+    return submit(client, statement);
   }
+}
+
+/**
+ * pg's own Query built from text and values, named after the fact: `client.query({name, ...})`
+ * copies its config object property by property (getOwnPropertyDescriptors, 1 % of a show) and
+ * wraps the promise once more; a Query with a callback is taken as it is.
+ */
+function submit(client: PgClient, statement: SqlStatement, name?: string): Promise<{ rows: Rows }> {
+  return new Promise((resolve, reject) => {
+    const query = new Query<Rows[number]>(statement.sql, statement.bind, (error, result) => (error ? reject(error) : resolve(result)));
+    // Query keeps the config's name as a plain field (read when it is submitted); @types/pg omits it
+    if (name) (query as unknown as { name?: string }).name = name;
+    client.query(query);
+  });
 }
 
 export async function runStatement(sequelize: Sequelize, statement: SqlStatement, target: Target): Promise<Rows> {

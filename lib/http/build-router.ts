@@ -69,7 +69,8 @@ function handler(route: RouteDefinition, options: RouterOptions): RequestHandler
     } finally {
       clearTimeout(timer);
       // also when a hook failed after a commit: what was written is written
-      await options.beforeRespond?.(ctx);
+      const after = options.beforeRespond?.(ctx);
+      if (after) await after;
     }
     if (route.answers === 'stream') return;
     if (!(result instanceof Reply)) {
@@ -111,8 +112,8 @@ export function sendJson(req: Request, res: Response, json: string): void {
 }
 
 export interface RouterOptions {
-  /** Runs after a route's work, before its answer is sent (cache versions are bumped here). */
-  beforeRespond?: (ctx: RequestContext) => Promise<void>;
+  /** Runs after a route's work, before its answer is sent (cache versions are bumped here); undefined: nothing to wait for. */
+  beforeRespond?: (ctx: RequestContext) => Promise<void> | undefined;
   /** Deadline of JSON routes in ms (REST_REQUEST_TIMEOUT_MS). */
   deadlineMs?: number;
 }
