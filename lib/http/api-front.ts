@@ -1,7 +1,7 @@
 import express, { type Request, type RequestHandler } from 'express';
 import type { Loggers } from '../log/logger';
-import { accessLog } from './access-log';
-import { contextMiddleware, type ContextInit } from './build-router';
+import { logAccess } from './access-log';
+import { attachContext, type ContextInit } from './build-router';
 
 export interface FrontOptions {
   log: Loggers;
@@ -19,15 +19,11 @@ const hasBody = (req: Request): boolean => req.headers['transfer-encoding'] !== 
  * router layers Express walked each with its own `next` and params step: a few percent of a show.
  */
 export function apiFront(options: FrontOptions, dispatch: RequestHandler): RequestHandler {
-  const logRequest = accessLog(options.log);
-  const context = contextMiddleware(null, options.context);
   const json = express.json({ limit: options.bodyLimit ?? '1mb' });
   return (req, res, next) => {
-    logRequest(req, res, () =>
-      context(req, res, () => {
-        if (!hasBody(req)) return dispatch(req, res, next);
-        json(req, res, (error?: unknown) => (error ? next(error) : dispatch(req, res, next)));
-      }),
-    );
+    logAccess(options.log, req, res);
+    attachContext(req, res, options.context);
+    if (!hasBody(req)) return dispatch(req, res, next);
+    json(req, res, (error?: unknown) => (error ? next(error) : dispatch(req, res, next)));
   };
 }

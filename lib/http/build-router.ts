@@ -37,14 +37,19 @@ function responseSignal(res: Response): AbortSignal {
 /** Builds the context once per request: its abort signal fires when the client goes away. */
 export function contextMiddleware(route: RouteDefinition | null, init?: ContextInit): RequestHandler {
   return (req, res, next) => {
-    const locals = res.locals as { restContext?: RequestContext };
-    if (!locals.restContext) {
-      locals.restContext = createContext({ ...init?.(req), route: route?.name ?? null }, () => responseSignal(res));
-    } else if (route) {
-      locals.restContext.route = route.name;
-    }
+    attachContext(req, res, init, route);
     next();
   };
+}
+
+/** The request's context in `res.locals` (made once; a later route only names itself in it). */
+export function attachContext(req: Request, res: Response, init?: ContextInit, route: RouteDefinition | null = null): void {
+  const locals = res.locals as { restContext?: RequestContext };
+  if (!locals.restContext) {
+    locals.restContext = createContext({ ...init?.(req), route: route?.name ?? null }, () => responseSignal(res));
+  } else if (route) {
+    locals.restContext.route = route.name;
+  }
 }
 
 function handler(route: RouteDefinition, options: RouterOptions): RequestHandler {
@@ -195,16 +200,19 @@ export function buildRouter(table: RouteTable, middlewares: RouteMiddlewareFacto
   return (req, res, out) => {
     let path = req.path;
     if (path.length > 1 && path.endsWith('/')) path = path.slice(0, -1);
-    const parts = path.split('/').slice(1);
+    const parts = path.slice(1).split('/');
     const candidates = bySegment.get(parts[0]) ?? bySegment.get(parts[0].toLowerCase()) ?? anySegment;
     const method = req.method === 'HEAD' ? 'GET' : req.method;
+    const options = req.method === 'OPTIONS';
     let index = 0;
-    const allowed: string[] = [];
+    let allowed: string[] | null = null;
 
     const tryNext = (): void => {
       while (index < candidates.length) {
         const matcher = candidates[index];
         index += 1;
+        // another method's route only matters to an OPTIONS request (its Allow header)
+        if (matcher.method !== method && !options) continue;
         let params: Record<string, string> | null;
         try {
           params = match(matcher, parts);
@@ -214,13 +222,13 @@ export function buildRouter(table: RouteTable, middlewares: RouteMiddlewareFacto
         }
         if (!params) continue;
         if (matcher.method !== method) {
-          allowed.push(matcher.method);
+          (allowed ??= []).push(matcher.method);
           continue;
         }
         run(matcher, params);
         return;
       }
-      if (req.method === 'OPTIONS' && allowed.length) {
+      if (options && allowed) {
         const methods = [...new Set(allowed.flatMap((m) => (m === 'GET' ? ['GET', 'HEAD'] : [m])))].sort().join(', ');
         res.status(200).set('Allow', methods).type('text/plain').send(methods);
         return;
