@@ -138,13 +138,14 @@ export function compileList(query: ListQuery, catalog: Catalog, tables: ModelMap
 
   const params = new ParamBuilder();
   let head: Head;
-  const cached = plans?.heads.get(headKey(query));
+  const key = plans ? headKey(query) : '';
+  const cached = plans?.heads.get(key);
   if (cached) {
     head = cached;
     params.skipAliases(head.aliases);
   } else {
     head = compileHead(query, ctx, params, plansOf);
-    if (plans && params.bind.length === 0) plans.heads.set(headKey(query), head);
+    if (plans && params.bind.length === 0) plans.heads.set(key, head);
   }
   const { order, fields, joined, relations, root, rest } = head;
   const headBound = params.bind.length > 0;

@@ -1,7 +1,7 @@
 import express, { type Request, type RequestHandler } from 'express';
 import type { Loggers } from '../log/logger';
 import { logAccess } from './access-log';
-import { attachContext, type ContextInit } from './build-router';
+import { attachContext, type ContextInit } from './request-context-middleware';
 
 export interface FrontOptions {
   log: Loggers;

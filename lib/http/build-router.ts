@@ -2,55 +2,14 @@ import type { Request, RequestHandler, Response } from 'express';
 import { mergeParams } from '../query';
 import { checkDepth } from '../query/bounded-depth';
 import { ApiError, BadRequestError } from '../errors';
-import { createContext, type RequestContext } from '../service/request-context';
+import type { RequestContext } from '../service/request-context';
+import { contextOf } from './request-context-middleware';
 import { Reply, type RouteDefinition, type RouteTable } from './routes';
+import { sendJson } from './send-json';
 import { serialize, toJson } from './serialize';
 
 /** Middleware a feature puts in front of some routes (permission checks, cache), chosen per route. */
 export type RouteMiddlewareFactory = (route: RouteDefinition) => RequestHandler | null;
-
-/** The request context of a request that came through a generated route (or `api.context()`). */
-export function contextOf(res: Response): RequestContext {
-  const ctx = (res.locals as { restContext?: RequestContext }).restContext;
-  if (!ctx) throw new Error('No request context: the request did not come through the API router.');
-  return ctx;
-}
-
-/** What the application adds to each request's context (its own locals, a user it authenticated itself). */
-export type ContextInit = (req: Request) => Partial<Pick<RequestContext, 'user' | 'roles' | 'locals'>>;
-
-/**
- * The request's abort signal, made when first asked for: it fires when the client goes away
- * before the answer is sent (already aborted if that happened before it was asked for).
- */
-function responseSignal(res: Response): AbortSignal {
-  const controller = new AbortController();
-  if (res.destroyed && !res.writableFinished) controller.abort();
-  else {
-    res.on('close', () => {
-      if (!res.writableFinished) controller.abort();
-    });
-  }
-  return controller.signal;
-}
-
-/** Builds the context once per request: its abort signal fires when the client goes away. */
-export function contextMiddleware(route: RouteDefinition | null, init?: ContextInit): RequestHandler {
-  return (req, res, next) => {
-    attachContext(req, res, init, route);
-    next();
-  };
-}
-
-/** The request's context in `res.locals` (made once; a later route only names itself in it). */
-export function attachContext(req: Request, res: Response, init?: ContextInit, route: RouteDefinition | null = null): void {
-  const locals = res.locals as { restContext?: RequestContext };
-  if (!locals.restContext) {
-    locals.restContext = createContext({ ...init?.(req), route: route?.name ?? null }, () => responseSignal(res));
-  } else if (route) {
-    locals.restContext.route = route.name;
-  }
-}
 
 function handler(route: RouteDefinition, options: RouterOptions): RequestHandler {
   return async (req: Request, res: Response): Promise<void> => {
@@ -87,33 +46,6 @@ function handler(route: RouteDefinition, options: RouterOptions): RequestHandler
     else if (result.json !== undefined) res.type('application/json').send(result.json);
     else res.json(serialize(result.body));
   };
-}
-
-/**
- * A 200 JSON answer as Express's `res.send` gives it (the app's ETag setting, 304 when fresh, no
- * body for HEAD, Content-Length), without its header normalization and type lookups: the text is
- * the library's own JSON, so its type and charset are known.
- */
-export function sendJson(req: Request, res: Response, json: string): void {
-  res.statusCode = 200;
-  res.setHeader('Content-Type', 'application/json; charset=utf-8');
-  const etagOf = req.app.get('etag fn') as ((body: Buffer | string, encoding?: BufferEncoding) => string | undefined) | undefined;
-  let body: Buffer | string = json;
-  if (typeof etagOf === 'function' && !res.getHeader('ETag')) {
-    body = Buffer.from(json, 'utf8');
-    const etag = etagOf(body);
-    if (etag) res.setHeader('ETag', etag);
-  }
-  res.setHeader('Content-Length', typeof body === 'string' ? Buffer.byteLength(body, 'utf8') : body.length);
-  if (req.fresh) {
-    res.statusCode = 304;
-    res.removeHeader('Content-Type');
-    res.removeHeader('Content-Length');
-    res.end();
-    return;
-  }
-  if (req.method === 'HEAD') res.end();
-  else res.end(body);
 }
 
 export interface RouterOptions {

@@ -3,7 +3,7 @@ import express from 'express';
 import request from 'supertest';
 import winston from 'winston';
 import { apiFront } from '../../../lib/http/api-front';
-import { contextOf } from '../../../lib/http/build-router';
+import { contextOf } from '../../../lib/http/request-context-middleware';
 import { errorMiddleware } from '../../../lib/http/error-middleware';
 import { createLoggers } from '../../../lib/log/logger';
 

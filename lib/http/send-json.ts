@@ -1,0 +1,28 @@
+import type { Request, Response } from 'express';
+
+/**
+ * A 200 JSON answer as Express's `res.send` gives it (the app's ETag setting, 304 when fresh, no
+ * body for HEAD, Content-Length), without its header normalization and type lookups: the text is
+ * the library's own JSON, so its type and charset are known.
+ */
+export function sendJson(req: Request, res: Response, json: string): void {
+  res.statusCode = 200;
+  res.setHeader('Content-Type', 'application/json; charset=utf-8');
+  const etagOf = req.app.get('etag fn') as ((body: Buffer | string, encoding?: BufferEncoding) => string | undefined) | undefined;
+  let body: Buffer | string = json;
+  if (typeof etagOf === 'function' && !res.getHeader('ETag')) {
+    body = Buffer.from(json, 'utf8');
+    const etag = etagOf(body);
+    if (etag) res.setHeader('ETag', etag);
+  }
+  res.setHeader('Content-Length', typeof body === 'string' ? Buffer.byteLength(body, 'utf8') : body.length);
+  if (req.fresh) {
+    res.statusCode = 304;
+    res.removeHeader('Content-Type');
+    res.removeHeader('Content-Length');
+    res.end();
+    return;
+  }
+  if (req.method === 'HEAD') res.end();
+  else res.end(body);
+}
