@@ -24,11 +24,47 @@ export interface ParsedListQuery extends ListQuery {
 const param = (params: RequestParams, name: string): unknown =>
   Object.prototype.hasOwnProperty.call(params, name) ? params[name] : undefined;
 
+/**
+ * Parsed `select` + `relations` per settings, catalog view (the caller's readable fields) and
+ * parameter text: the same request shape parses once. Frozen, since every request that asks the
+ * same gets the same object (the query pipeline copies what it changes); bounded per view.
+ */
+const parsedReadOptions = new WeakMap<RestConfig, WeakMap<Catalog, Map<string, ReadOptions>>>();
+const PARSED_PER_VIEW = 200;
+const MAX_CACHED_TEXT = 500;
+
+function readOptionsKey(model: ModelInfo, relations: unknown, select: unknown): string | null {
+  const text = (value: unknown): value is string | undefined => value === undefined || (typeof value === 'string' && value.length <= MAX_CACHED_TEXT);
+  const part = (value: string | undefined): string => (value === undefined ? '\u0001' : value);
+  return text(relations) && text(select) ? `${model.name}\u0000${part(relations)}\u0000${part(select)}` : null;
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const inner of Object.values(value)) deepFreeze(inner);
+  }
+  return value;
+}
+
 /** select + relations with their key columns (decision 12). */
 export function parseReadOptions(params: RequestParams, model: ModelInfo, catalog: Catalog, config: RestConfig): ReadOptions {
-  const tree = parseRelationTree(param(params, 'relations'), model, catalog, config);
-  const select = parseSelect(param(params, 'select'), model, config);
-  return { select: rootColumns(model, select, tree), relations: toRelationLoads(tree, loadColumns) };
+  const rawRelations = param(params, 'relations');
+  const rawSelect = param(params, 'select');
+  const key = readOptionsKey(model, rawRelations, rawSelect);
+  const known = key === null ? undefined : parsedReadOptions.get(config)?.get(catalog);
+  const hit = key === null ? undefined : known?.get(key);
+  if (hit) return hit;
+  const tree = parseRelationTree(rawRelations, model, catalog, config);
+  const select = parseSelect(rawSelect, model, config);
+  const options: ReadOptions = { select: rootColumns(model, select, tree), relations: toRelationLoads(tree, loadColumns) };
+  if (key === null) return options;
+  let views = parsedReadOptions.get(config);
+  if (!views) parsedReadOptions.set(config, (views = new WeakMap()));
+  let map = views.get(catalog);
+  if (!map) views.set(catalog, (map = new Map()));
+  if (map.size < PARSED_PER_VIEW) map.set(key, deepFreeze(options));
+  return options;
 }
 
 /**
