@@ -3,7 +3,7 @@ import type { ListQuery, RelationLoad } from '../query/ast';
 import type { Catalog, ModelInfo, RelationInfo } from '../resource/model-info';
 import { readableFields } from '../resource/model-lookup';
 import type { AccessPolicy } from './access-policy';
-import type { RequestContext } from './request-context';
+import { createContext, type RequestContext } from './request-context';
 
 /**
  * The catalog as one caller sees it: a field they may not read is marked write-only (so the parser
@@ -36,9 +36,17 @@ export class CatalogView implements Catalog {
   }
 }
 
-/** Restricted model descriptions, computed once per view key and model (a handful of roles sets). */
+/** Beyond this many distinct views (role sets) the remembered ones are dropped and rebuilt on demand. */
+const MAX_VIEWS = 256;
+
+/**
+ * One view per view key (a handful of role sets), its restricted model descriptions computed on
+ * first use: every request of the same caller kind parses against the same view object, so what
+ * is cached per view (parsed `select`/`relations`) is found again.
+ */
 export class CatalogViews {
-  private readonly cache = new Map<string, ModelInfo>();
+  private readonly views = new Map<string, CatalogView>();
+  private openView: CatalogView | null = null;
 
   constructor(
     private readonly base: Catalog,
@@ -46,19 +54,35 @@ export class CatalogViews {
   ) {}
 
   clear(): void {
-    this.cache.clear();
+    this.views.clear();
+    this.openView = null;
   }
 
   of(ctx: RequestContext): CatalogView {
     const policy = this.policy();
     const key = policy.viewKey(ctx);
-    if (key === '') return new CatalogView(this.base, (info) => info, true);
+    if (key === '') return (this.openView ??= new CatalogView(this.base, (info) => info, true));
+    let view = this.views.get(key);
+    if (!view) {
+      if (this.views.size >= MAX_VIEWS) this.views.clear();
+      view = this.restrictedView(policy, ctx);
+      this.views.set(key, view);
+    }
+    return view;
+  }
+
+  /**
+   * Equal keys mean equal views (AccessPolicy.viewKey), so the policy is asked with who the caller
+   * is and nothing else of this request (the view outlives it).
+   */
+  private restrictedView(policy: AccessPolicy, ctx: RequestContext): CatalogView {
+    const caller = createContext({ user: ctx.user, roles: [...ctx.roles] });
+    const models = new Map<string, ModelInfo>();
     const restrict = (info: ModelInfo): ModelInfo => {
-      const cacheKey = `${key}\u0000${info.name}`;
-      let view = this.cache.get(cacheKey);
+      let view = models.get(info.name);
       if (!view) {
-        view = restrictModel(info, policy.hiddenFields(info, ctx), (target) => policy.possession(this.base.model(target), 'read', ctx) !== null);
-        this.cache.set(cacheKey, view);
+        view = restrictModel(info, policy.hiddenFields(info, caller), (target) => policy.possession(this.base.model(target), 'read', caller) !== null);
+        models.set(info.name, view);
       }
       return view;
     };
