@@ -1,3 +1,4 @@
+import type { AnyObject, ObjectSchema } from 'yup';
 import type { Id, ReadOptions, Row, Transaction } from '../driver';
 import { isDriverFailure } from '../driver';
 import type { RestConfig } from '../config';
@@ -11,7 +12,8 @@ import { modelsTouchedByDelete } from '../resource/references';
 import type { AccessAction } from './access-policy';
 import { narrowColumns, stripHidden } from './catalog-view';
 import { ownerFilter, ownerValue } from './ownership';
-import { checkReferences } from './check-references';
+import { checkReferences, normalizeReferences } from './check-references';
+import { chunkRanges, pipelinedInsert } from './pipelined-insert';
 import { checkValues } from './check-values';
 import { listEnvelope, type ListEnvelope } from './envelopes';
 import { runHook } from './hooks';
@@ -46,6 +48,15 @@ export interface WriteScope {
   /** Prefix of error keys in bulk bodies (default the MODEL: `product.1.name`). */
   itemKey?: string;
   within?: (tx: Transaction, ids: Id[]) => Promise<void>;
+}
+
+/** What checking a request's records needs, looked up once per request. */
+interface WriteRules {
+  schema: ObjectSchema<AnyObject> | undefined;
+  /** Fields the caller's roles may not write. */
+  prohibited: ReadonlySet<string>;
+  /** Owner and forced values, set whatever the body says. */
+  stamped: Record<string, unknown>;
 }
 
 export interface WriteResult {
@@ -183,7 +194,10 @@ export class ResourceService {
   async storeItems(items: unknown[], many: boolean, ctx: RequestContext, scope: WriteScope = {}): Promise<WriteResult | BulkWriteResult> {
     const key = scope.itemKey ?? this.name;
     if (items.length === 0) throw new BadRequestError(`The "${key}" array must contain at least one record.`, key);
-    const prepared = await this.prepare(items, 'create', (i) => (many ? `${key}.${i}.` : ''), ctx, scope.forced);
+    const prefix = (i: number) => (many ? `${key}.${i}.` : '');
+    const ranges = chunkRanges(items.length);
+    if (ranges.length > 1 && this.pipelines(scope)) return this.storePipelined(items, ranges, prefix, ctx, scope.forced);
+    const prepared = await this.prepare(items, 'create', prefix, ctx, scope.forced);
     const records = await runHook(this.hooks.beforeCreate, prepared, ctx);
     this.logQuery('store', { count: records.length });
     const inserted = await this.db(() =>
@@ -201,6 +215,43 @@ export class ResourceService {
     ctx.touched.add(this.name);
     const rows = await runHook(this.hooks.afterCreate, inserted, ctx);
     if (!many) return { success: true, model: rows[0] };
+    return { success: true, models: rows.map((model) => ({ success: true as const, model })) };
+  }
+
+  /**
+   * A large bulk create validates its next chunk while the database inserts the previous one
+   * (pipelined-insert.ts): when the driver returns inserted rows, a schema validates (the work
+   * worth overlapping), and no hook or relation route needs every record before the first insert.
+   */
+  private pipelines(scope: WriteScope): boolean {
+    return Boolean(this.driver.insertRows && this.entry.declaration.validation?.create && !this.hooks.beforeCreate && !scope.within);
+  }
+
+  private async storePipelined(items: unknown[], ranges: Array<[number, number]>, prefix: (index: number) => string, ctx: RequestContext, forced: Record<string, unknown> = {}): Promise<BulkWriteResult> {
+    const rules = this.writeRules('create', ctx, forced);
+    const errors: FieldErrors = {};
+    const read = this.readBack([], ctx);
+    const key = this.entry.info.key;
+    const pathOf = (i: number, field: string) => `${prefix(i)}${field}`;
+    const insertRows = this.driver.insertRows?.bind(this.driver);
+    if (!insertRows) throw new Error('storePipelined needs a driver that returns inserted rows');
+    this.logQuery('store', { count: items.length });
+    const inserted = await this.db(() =>
+      pipelinedInsert({
+        ranges,
+        errors,
+        prepare: async (from, to) => {
+          const records = await this.prepareRange(items, from, to, prefix, rules, errors);
+          normalizeReferences(this.entry, this.registry, records, (i, field) => pathOf(from + i, field), errors);
+          return records;
+        },
+        insert: (records, tx) => insertRows(this.name, records, tx, read),
+        finish: (records, rows, tx) => checkReferences(this.entry, this.registry, records, pathOf, errors, tx, rows ? { model: this.name, ids: new Set(rows.map((row) => row[key] as Id)) } : undefined),
+        transaction: (work) => this.driver.transaction(work),
+      }),
+    );
+    ctx.touched.add(this.name);
+    const rows = await runHook(this.hooks.afterCreate, this.shape(inserted, read, ctx), ctx);
     return { success: true, models: rows.map((model) => ({ success: true as const, model })) };
   }
 
@@ -433,13 +484,32 @@ export class ResourceService {
 
   /** Fillable attributes, validated and cast, belongsTo references checked; 422 with every error. */
   private async prepare(items: unknown[], mode: 'create' | 'update', prefix: (index: number) => string, ctx: RequestContext, forced: Record<string, unknown> = {}): Promise<Record<string, unknown>[]> {
-    const { info, declaration } = this.entry;
-    const schema = mode === 'create' ? declaration.validation?.create : declaration.validation?.update;
     const errors: FieldErrors = {};
+    const records = await this.prepareRange(items, 0, items.length, prefix, this.writeRules(mode, ctx, forced), errors);
+    await this.db(() => checkReferences(this.entry, this.registry, records, (i, field) => `${prefix(i)}${field}`, errors));
+    if (Object.keys(errors).length > 0) throw new ValidationError(errors);
+    return records;
+  }
+
+  /** What checking one request's records needs, looked up once per request. */
+  private writeRules(mode: 'create' | 'update', ctx: RequestContext, forced: Record<string, unknown>): WriteRules {
+    const { info, declaration } = this.entry;
+    return {
+      schema: mode === 'create' ? declaration.validation?.create : declaration.validation?.update,
+      prohibited: this.pipeline.policy.prohibitedFields(info, ctx),
+      stamped: { ...this.ownerStamp(mode, ctx), ...forced },
+    };
+  }
+
+  /**
+   * Items `from` to `to` (exclusive) checked and cast: fillable fields, values against the model,
+   * the schema; errors keyed by each item's own index. References are checked by the caller.
+   */
+  private async prepareRange(items: unknown[], from: number, to: number, prefix: (index: number) => string, rules: WriteRules, errors: FieldErrors): Promise<Record<string, unknown>[]> {
+    const { info } = this.entry;
     const records: Record<string, unknown>[] = [];
-    const prohibited = this.pipeline.policy.prohibitedFields(info, ctx);
-    const stampOwner = this.ownerStamp(mode, ctx);
-    for (const [index, item] of items.entries()) {
+    for (let index = from; index < to; index += 1) {
+      const item = items[index];
       if (item === null || typeof item !== 'object' || Array.isArray(item)) {
         addError(errors, prefix(index).replace(/\.$/, '') || 'body', 'Each record must be a JSON object.');
         records.push({});
@@ -447,17 +517,15 @@ export class ResourceService {
       }
       const raw = plainObject(item, 'A record');
       // fieldsByRole: each field the caller's roles may not write is an error of its own (decision 39)
-      for (const field of Object.keys(raw)) if (prohibited.has(field)) addError(errors, `${prefix(index)}${field}`, `The ${field} field is prohibited.`);
-      const attributes = { ...pickFillable(raw, info.fillable), ...stampOwner, ...forced };
+      for (const field of Object.keys(raw)) if (rules.prohibited.has(field)) addError(errors, `${prefix(index)}${field}`, `The ${field} field is prohibited.`);
+      const attributes = { ...pickFillable(raw, info.fillable), ...rules.stamped };
       // the types as sent, before a schema's casts could turn `[1]` into 1
       checkValues(info, attributes, prefix(index), errors);
       // what the server sets (owner, a relation's parent key) stays set even when not fillable
-      const record = { ...(await validateItem(schema, attributes, info.fillable, prefix(index), errors)), ...stampOwner, ...forced };
+      const record = { ...(await validateItem(rules.schema, attributes, info.fillable, prefix(index), errors)), ...rules.stamped };
       checkValues(info, record, prefix(index), errors);
       records.push(record);
     }
-    await this.db(() => checkReferences(this.entry, this.registry, records, (i, field) => `${prefix(i)}${field}`, errors));
-    if (Object.keys(errors).length > 0) throw new ValidationError(errors);
     return records;
   }
 

@@ -1,0 +1,104 @@
+import { expect } from 'chai';
+import type { Row, Transaction } from '../../../lib/driver';
+import { ValidationError } from '../../../lib/errors';
+import { chunkRanges, pipelinedInsert, type PipelinedInsert } from '../../../lib/service/pipelined-insert';
+
+/** The orchestration of a chunked bulk create (the database side is in the contract suite). */
+describe('pipelined insert', () => {
+  it('chunks: one below 500 records, then up to four of at least 250, covering every index once', () => {
+    expect(chunkRanges(1)).to.deep.equal([[0, 1]]);
+    expect(chunkRanges(499)).to.deep.equal([[0, 499]]);
+    expect(chunkRanges(500)).to.deep.equal([[0, 250], [250, 500]]);
+    expect(chunkRanges(1000)).to.deep.equal([[0, 250], [250, 500], [500, 750], [750, 1000]]);
+    for (const n of [777, 1001, 100_000]) {
+      const ranges = chunkRanges(n);
+      expect(ranges.length).to.be.at.most(4);
+      expect(ranges[0][0]).to.equal(0);
+      expect(ranges[ranges.length - 1][1]).to.equal(n);
+      ranges.slice(1).forEach(([from], i) => expect(from).to.equal(ranges[i][1]));
+    }
+  });
+
+  /** Items are numbers; negative ones are invalid; `inserts` fail as told. */
+  function plan(items: number[], options: { failInsert?: (attempt: number) => unknown; attempts?: number } = {}) {
+    const calls = { prepared: [] as Array<[number, number]>, inserted: [] as number[][], finished: [] as Array<'in' | 'after'>, attempts: 0 };
+    const p: PipelinedInsert = {
+      ranges: chunkRanges(items.length),
+      errors: {},
+      prepare: async (from, to) => {
+        calls.prepared.push([from, to]);
+        for (let i = from; i < to; i += 1) if (items[i] < 0) p.errors[`item.${i}`] = ['negative'];
+        return items.slice(from, to).map((value) => ({ value }));
+      },
+      insert: async (records) => {
+        const failure = options.failInsert?.(calls.attempts);
+        if (failure) throw failure;
+        calls.inserted.push(records.map((r) => r.value as number));
+        return records.map((r) => ({ id: r.value }) as Row);
+      },
+      finish: async (_records, rows) => {
+        calls.finished.push(rows ? 'in' : 'after');
+      },
+      transaction: async (work) => {
+        for (;;) {
+          calls.attempts += 1;
+          try {
+            return await work({ driver: 'sql' } as unknown as Transaction);
+          } catch (error) {
+            if ((error as { retry?: boolean }).retry && calls.attempts < (options.attempts ?? 1)) continue;
+            throw error;
+          }
+        }
+      },
+    };
+    return { p, calls };
+  }
+
+  const numbers = (n: number) => Array.from({ length: n }, (_, i) => i);
+
+  it('inserts every chunk in order and checks references once, inside the transaction', async () => {
+    const { p, calls } = plan(numbers(1000));
+    const rows = await pipelinedInsert(p);
+    expect(rows.map((r) => r.id)).to.deep.equal(numbers(1000));
+    expect(calls.inserted.map((c) => c.length)).to.deep.equal([250, 250, 250, 250]);
+    expect(calls.finished).to.deep.equal(['in']);
+  });
+
+  it('an invalid item stops the inserts, yet every item is checked; the errors are the answer', async () => {
+    const items = numbers(1000);
+    items[400] = -1;
+    items[999] = -1;
+    const { p, calls } = plan(items);
+    const error = await pipelinedInsert(p).then(() => null, (e: unknown) => e);
+    expect(error).to.be.instanceOf(ValidationError);
+    expect(Object.keys(p.errors)).to.deep.equal(['item.400', 'item.999']);
+    expect(calls.inserted.length).to.be.at.most(2); // chunk 0 and perhaps chunk 1 went in before; rolled back
+    expect(calls.finished).to.deep.equal(['after']);
+  });
+
+  it('an invalid first chunk opens no transaction', async () => {
+    const items = numbers(600);
+    items[0] = -1;
+    const { p, calls } = plan(items);
+    await pipelinedInsert(p).catch(() => undefined);
+    expect(calls.attempts).to.equal(0);
+    expect(calls.prepared.flat()).to.include(600);
+  });
+
+  it("the database's refusal is thrown as it is after the references were checked", async () => {
+    const refusal = Object.assign(new Error('duplicate key'), { code: '23505' });
+    const { p, calls } = plan(numbers(1000), { failInsert: () => refusal });
+    const error = await pipelinedInsert(p).then(() => null, (e: unknown) => e);
+    expect(error).to.equal(refusal);
+    expect(calls.finished).to.deep.equal(['after']);
+  });
+
+  it('a transaction the driver runs again (deadlock) prepares nothing twice and returns the rows once', async () => {
+    const deadlock = Object.assign(new Error('deadlock detected'), { retry: true });
+    const { p, calls } = plan(numbers(1000), { failInsert: (attempt) => (attempt === 1 ? deadlock : null), attempts: 3 });
+    const rows = await pipelinedInsert(p);
+    expect(calls.attempts).to.equal(2);
+    expect(rows.map((r) => r.id)).to.deep.equal(numbers(1000));
+    expect(calls.prepared.length).to.equal(1000 / 50);
+  });
+});
