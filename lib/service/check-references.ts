@@ -23,13 +23,15 @@ function referenceRelations(entry: ResourceEntry, registry: Registry): RelationI
  */
 export function normalizeReferences(entry: ResourceEntry, registry: Registry, items: Record<string, unknown>[], pathOf: PathOf, errors: FieldErrors): Map<RelationInfo, Map<Id, number[]>> {
   const wantedByRelation = new Map<RelationInfo, Map<Id, number[]>>();
+  // no error yet: no item's error key needs building (the common case of a valid batch)
+  const anyErrors = Object.keys(errors).length > 0;
   for (const rel of referenceRelations(entry, registry)) {
     const target = registry.entry(rel.target);
     const wanted = new Map<Id, number[]>();
     items.forEach((item, index) => {
       const raw = item[rel.foreignKey];
       if (raw === undefined || raw === null) return;
-      if (errors[pathOf(index, rel.foreignKey)]) return; // already refused by the schema; one message is enough
+      if (anyErrors && errors[pathOf(index, rel.foreignKey)]) return; // already refused by the schema; one message is enough
       const id = typeof raw === 'string' || typeof raw === 'number' ? target.driver.parseId(target.info.name, String(raw)) : null;
       if (id === null) {
         addError(errors, pathOf(index, rel.foreignKey), `The selected ${rel.foreignKey} is invalid.`);
