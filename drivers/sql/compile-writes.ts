@@ -24,10 +24,25 @@ function toJsonRecord(info: StorageInfo, fields: string[], record: Record<string
 
 const MANAGED = (info: StorageInfo, key: string): Set<string> => new Set([key, info.createdAt, info.updatedAt].filter((f): f is string => !!f));
 
-/** One multi-row INSERT ... RETURNING key, in input order. `records` hold model fields only. */
-export function compileInsert(info: StorageInfo, key: string, records: Record<string, unknown>[], returned: string[] = [key]): SqlStatement {
+/** A model default, made per record (Sequelize's `defaultValue`, e.g. a fresh UUID each time). */
+export type InsertDefaults = Record<string, () => unknown>;
+
+/** The fields an insert writes: any record's, plus those with a default, never the key or timestamps. */
+function insertFields(info: StorageInfo, key: string, records: Record<string, unknown>[], defaults: InsertDefaults): string[] {
   const managed = MANAGED(info, key);
-  const fields = [...new Set(records.flatMap((r) => Object.keys(r)))].filter((f) => f in info.columns && !managed.has(f));
+  const seen = new Set<string>();
+  for (const record of records) for (const field of Object.keys(record)) seen.add(field);
+  for (const field of Object.keys(defaults)) seen.add(field);
+  return [...seen].filter((f) => f in info.columns && !managed.has(f));
+}
+
+/**
+ * One multi-row INSERT ... RETURNING key, in input order. `records` hold model fields only; a
+ * field a record lacks gets its model default when it has one, else NULL (what Sequelize's build
+ * would do). Each record becomes its JSON row in one pass.
+ */
+export function compileInsert(info: StorageInfo, key: string, records: Record<string, unknown>[], returned: string[] = [key], defaults: InsertDefaults = {}): SqlStatement {
+  const fields = insertFields(info, key, records, defaults);
   const table = tableSql(info);
   const stamps = [info.createdAt, info.updatedAt].filter((f): f is string => !!f);
   const targets = [...fields, ...stamps].map((f) => quoteIdent(columnOf(info, f)));
@@ -36,12 +51,21 @@ export function compileInsert(info: StorageInfo, key: string, records: Record<st
     return { sql: `INSERT INTO ${table} (${quoteIdent(columnOf(info, key))}) VALUES ${records.map(() => '(DEFAULT)').join(', ')} ${returning}`, bind: [] };
   }
   const values = [...fields.map((f) => `"v".${quoteIdent(columnOf(info, f))}`), ...stamps.map(() => "date_trunc('milliseconds', now())")];
-  const json = JSON.stringify(records.map((r) => toJsonRecord(info, fields, r)));
+  const columns = fields.map((f) => columnOf(info, f));
+  const made = fields.map((f) => defaults[f]);
+  const rows = records.map((record) => {
+    const out: Record<string, unknown> = Object.create(null) as Record<string, unknown>;
+    for (let i = 0; i < fields.length; i += 1) {
+      const value = record[fields[i]];
+      out[columns[i]] = value !== undefined ? value : made[i] ? made[i]() : null;
+    }
+    return out;
+  });
   return {
     sql:
       `INSERT INTO ${table} (${targets.join(', ')}) SELECT ${values.join(', ')} ` +
       `FROM jsonb_populate_recordset(NULL::${table}, $1::jsonb) WITH ORDINALITY AS "v" ORDER BY "v"."ordinality" ${returning}`,
-    bind: [json],
+    bind: [JSON.stringify(rows)],
   };
 }
 

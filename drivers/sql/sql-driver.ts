@@ -12,7 +12,7 @@ import type { JoinPlan } from './compile-joins';
 import type { EmbedPlan } from './compile-embeds';
 import { selectFields, type RelationPlan } from './compile-relations';
 import { CompileContext } from './compile-context';
-import { compileDelete, compileExistingIds, compileInsert, compileUpdate } from './compile-writes';
+import { compileDelete, compileExistingIds, compileInsert, compileUpdate, type InsertDefaults } from './compile-writes';
 import { convertValue } from './convert-value';
 import { attributesOf, describeSequelizeModel } from './describe-model';
 import type { SqlStatement } from './sql-builder';
@@ -133,8 +133,7 @@ export class SqlDriver extends ConnectionDriver<Sequelize> implements Driver {
     if (records.length === 0) return [];
     const info = this.table(model);
     const key = this.requireCatalog().model(model).key;
-    const filled = this.withDefaults(model, records);
-    const rows = await this.run(compileInsert(info, key, filled), this.tx(tx));
+    const rows = await this.run(compileInsert(info, key, records, [key], this.defaultsOf(model)), this.tx(tx));
     return rows.map((r) => Number(r[key]));
   }
 
@@ -143,7 +142,7 @@ export class SqlDriver extends ConnectionDriver<Sequelize> implements Driver {
     if (records.length === 0) return [];
     const fields = selectFields(new CompileContext(this.requireCatalog(), this.tables), model, read.select, []);
     const key = this.requireCatalog().model(model).key;
-    const rows = await this.run(compileInsert(this.table(model), key, this.withDefaults(model, records), fields), this.tx(tx));
+    const rows = await this.run(compileInsert(this.table(model), key, records, fields, this.defaultsOf(model)), this.tx(tx));
     return rows.map((r) => this.shape(model, fields, r));
   }
 
@@ -333,25 +332,15 @@ export class SqlDriver extends ConnectionDriver<Sequelize> implements Driver {
     return row;
   }
 
-  /**
-   * What Sequelize's build would do: every attribute with a model default gets it when a record
-   * lacks it; other fields missing from some records (but set on others) are NULL.
-   */
-  private withDefaults(model: string, records: Record<string, unknown>[]): Record<string, unknown>[] {
+  /** Each attribute's model default (what Sequelize's build would set), made per record. */
+  private defaultsOf(model: string): InsertDefaults {
     const attrs = attributesOf(this.models[model]);
-    const info = this.table(model);
-    const managed = new Set([this.requireCatalog().model(model).key, info.createdAt, info.updatedAt]);
-    const defaulted = Object.keys(attrs).filter((f) => attrs[f].defaultValue !== undefined && !managed.has(f));
-    const all = new Set([...records.flatMap((r) => Object.keys(r)), ...defaulted]);
-    return records.map((record) => {
-      const out: Record<string, unknown> = { ...record };
-      for (const field of all) {
-        if (out[field] !== undefined) continue;
-        const def = attrs[field]?.defaultValue;
-        out[field] = def === undefined ? null : Utils.toDefaultValue(def);
-      }
-      return out;
-    });
+    const defaults: InsertDefaults = {};
+    for (const [field, attr] of Object.entries(attrs)) {
+      const def = attr.defaultValue;
+      if (def !== undefined) defaults[field] = () => Utils.toDefaultValue(def);
+    }
+    return defaults;
   }
 
   private run(statement: SqlStatement, t: Target): Promise<Record<string, unknown>[]> {

@@ -50,6 +50,12 @@ export interface WriteScope {
   within?: (tx: Transaction, ids: Id[]) => Promise<void>;
 }
 
+/** `record` (the request's own copy) with the server-set values over it. */
+function stamp(record: Record<string, unknown>, stamped: Record<string, unknown>): Record<string, unknown> {
+  for (const key of Object.keys(stamped)) record[key] = stamped[key];
+  return record;
+}
+
 /** What checking a request's records needs, looked up once per request. */
 interface WriteRules {
   schema: ObjectSchema<AnyObject> | undefined;
@@ -515,14 +521,15 @@ export class ResourceService {
         records.push({});
         continue;
       }
-      const raw = plainObject(item, 'A record');
+      // only own fillable keys are copied out of the body (never __proto__ and the like)
+      const raw = item as Record<string, unknown>;
       // fieldsByRole: each field the caller's roles may not write is an error of its own (decision 39)
-      for (const field of Object.keys(raw)) if (rules.prohibited.has(field)) addError(errors, `${prefix(index)}${field}`, `The ${field} field is prohibited.`);
-      const attributes = { ...pickFillable(raw, info.fillable), ...rules.stamped };
+      if (rules.prohibited.size > 0) for (const field of Object.keys(raw)) if (rules.prohibited.has(field)) addError(errors, `${prefix(index)}${field}`, `The ${field} field is prohibited.`);
+      const attributes = stamp(pickFillable(raw, info.fillable), rules.stamped);
       // the types as sent, before a schema's casts could turn `[1]` into 1
       checkValues(info, attributes, prefix(index), errors);
       // what the server sets (owner, a relation's parent key) stays set even when not fillable
-      const record = { ...(await validateItem(rules.schema, attributes, info.fillable, prefix(index), errors)), ...rules.stamped };
+      const record = stamp(await validateItem(rules.schema, attributes, info.fillable, prefix(index), errors), rules.stamped);
       checkValues(info, record, prefix(index), errors);
       records.push(record);
     }
