@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { expectError, expectValidation, forEachDriver, sameId, type Rec } from '../support/contract-app';
+import { API, expectError, expectValidation, forEachDriver, sameId, type Rec } from '../support/contract-app';
 
 /**
  * POST /{resource} with hundreds of records: the same answers as a small bulk create, wherever in
@@ -67,5 +67,23 @@ forEachDriver('store, large batches', (ctx) => {
     const errors = expectValidation(await post({ product: items }), `product.${SIZE - 1}.stock`);
     expect(Object.keys(errors)).to.deep.equal([`product.${SIZE - 1}.stock`]);
     expect(await written(prefix)).to.equal(0);
+  });
+
+  it('a relation route bulk create of 600 sets every foreign key; an invalid last item writes none of them', async () => {
+    const product = await ctx.product();
+    const other = await ctx.product();
+    const url = `${API}/products/${product.id}/reviews`;
+    const reviews = Array.from({ length: 600 }, (_, i): Record<string, unknown> => ({ rating: 1 + (i % 5), product_id: other.id }));
+    reviews[599].rating = 9;
+    const refused = await ctx.request().post(url).query({ _scenario: 'bulk_create' }).send({ reviews });
+    expect(Object.keys(expectValidation(refused, 'reviews.599.rating'))).to.deep.equal(['reviews.599.rating']);
+    expect(await ctx.count('reviews', { oper: { and: [`product_id|=|${product.id}`] } })).to.equal(0);
+    reviews[599].rating = 5;
+    const res = await ctx.request().post(url).query({ _scenario: 'bulk_create' }).send({ reviews });
+    expect(res.status, res.text.slice(0, 300)).to.equal(201);
+    expect(res.body.models.every((m: { model: Rec }) => sameId(m.model.product_id, product.id))).to.equal(true);
+    expect(res.body.models.map((m: { model: Rec }) => m.model.rating)).to.deep.equal(reviews.map((r) => r.rating));
+    expect(await ctx.count('reviews', { oper: { and: [`product_id|=|${product.id}`] } })).to.equal(600);
+    expect(await ctx.count('reviews', { oper: { and: [`product_id|=|${other.id}`] } })).to.equal(0);
   });
 });
