@@ -69,38 +69,40 @@ export async function pipelinedInsert(p: PipelinedInsert): Promise<Row[]> {
   await chunk(0);
   if (invalid()) {
     for (let i = 1; i < p.ranges.length; i += 1) await chunk(i);
-  } else try {
-    return await p.transaction(async (tx) => {
-      failure = null;
-      const rows: Row[] = [];
-      let writing: Promise<void> = Promise.resolve();
-      // inserts run one after another on the transaction's connection; none once anything failed
-      const write = (records: Record<string, unknown>[]): void => {
-        writing = writing.then(async () => {
-          if (failure || invalid()) return;
-          try {
-            rows.push(...(await p.insert(records, tx)));
-          } catch (error) {
-            failure = { error };
-          }
-        });
-      };
-      try {
-        for (let i = 0; i < p.ranges.length; i += 1) write(await chunk(i));
-      } finally {
-        await writing;
-      }
-      if (invalid()) throw ABANDONED;
-      // thrown as it is: the driver retries a deadlock as for any transaction
-      if (failure) throw (failure as { error: unknown }).error;
-      await p.finish(prepared.flat(), rows, tx);
-      if (invalid()) throw new ValidationError(p.errors);
-      return rows;
-    });
-  } catch (error) {
-    const refused = failure !== null && error === (failure as { error: unknown }).error;
-    if (error !== ABANDONED && !refused) throw error;
-    if (refused) cause = error;
+  } else {
+    try {
+      return await p.transaction(async (tx) => {
+        failure = null;
+        const rows: Row[] = [];
+        let writing: Promise<void> = Promise.resolve();
+        // inserts run one after another on the transaction's connection; none once anything failed
+        const write = (records: Record<string, unknown>[]): void => {
+          writing = writing.then(async () => {
+            if (failure || invalid()) return;
+            try {
+              for (const row of await p.insert(records, tx)) rows.push(row);
+            } catch (error) {
+              failure = { error };
+            }
+          });
+        };
+        try {
+          for (let i = 0; i < p.ranges.length; i += 1) write(await chunk(i));
+        } finally {
+          await writing;
+        }
+        if (invalid()) throw ABANDONED;
+        // thrown as it is: the driver retries a deadlock as for any transaction
+        if (failure) throw (failure as { error: unknown }).error;
+        await p.finish(prepared.flat(), rows, tx);
+        if (invalid()) throw new ValidationError(p.errors);
+        return rows;
+      });
+    } catch (error) {
+      const refused = failure !== null && error === (failure as { error: unknown }).error;
+      if (error !== ABANDONED && !refused) throw error;
+      if (refused) cause = error;
+    }
   }
   // nothing written: the references of every record checked as for an unchunked create, and the
   // item errors win over the database's refusal (as when validation runs before the insert)
