@@ -359,9 +359,7 @@ export class ResourceService {
         return found;
       }),
     );
-    this.touchDeleted(ctx);
-    const [answered] = await runHook(this.hooks.afterDelete, [row], ctx);
-    return { success: true, model: answered };
+    return this.answerDeleted(row, ctx);
   }
 
   async deleteById(body: unknown, ctx: RequestContext, scope: WriteScope = {}): Promise<{ success: true; deleted: number; ids: Id[] }> {
@@ -441,9 +439,7 @@ export class ResourceService {
         return found;
       }),
     );
-    this.touchDeleted(ctx);
-    const [answered] = await runHook(this.hooks.afterDelete, [row], ctx);
-    return { success: true, model: answered };
+    return this.answerDeleted(row, ctx);
   }
 
   /**
@@ -592,6 +588,13 @@ export class ResourceService {
   /** Rows as the caller may see them: fields hidden by their read policy removed at every depth. */
   private shape(rows: Row[], query: ListQuery, ctx: RequestContext): Row[] {
     return stripHidden(rows, query.model, query.relations, this.pipeline.viewOf(ctx));
+  }
+
+  /** A single delete's answer: caches of every model it touched invalidated, the afterDelete hook run. */
+  private async answerDeleted(row: Row, ctx: RequestContext): Promise<WriteResult> {
+    this.touchDeleted(ctx);
+    const [answered] = await runHook(this.hooks.afterDelete, [row], ctx);
+    return { success: true, model: answered };
   }
 
   private touchDeleted(ctx: RequestContext): void {
