@@ -1,10 +1,8 @@
 import { readFile, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
-import { startPostgres } from '../lib/testing';
-import { startChild, type Child } from './child';
-import { SQL_DATASET } from './dataset';
-import { seedSql } from './seed-sql';
+import type { Child } from './child';
+import { withSeededSqlServer } from './seeded-sql-server';
 import type { ServeReady } from './serve';
 
 /**
@@ -114,32 +112,20 @@ async function main(): Promise<void> {
   let requests = 0;
   const dir = join(__dirname, 'profiles', String(Date.now()));
   await mkdir(dir, { recursive: true });
-  const pg = await startPostgres();
-  try {
-    const creator = await startChild<ServeReady>('serve.ts', ['sql', pg.uri]);
-    await creator.stop();
-    await seedSql(pg.uri, SQL_DATASET);
-    const child = await startChild<ServeReady>('serve.ts', ['sql', pg.uri]);
-    const file = join(dir, 'load.cpuprofile');
-    try {
-      const url = `${process.env.PROFILE_TARGET === 'baseline' ? child.ready.baseline : child.ready.library}${path}`;
-      const first = await fetch(url);
-      if (!first.ok) throw new Error(`${url} -> ${first.status}: ${await first.text()}`);
-      const connections = Number(process.env.BENCH_CONNECTIONS ?? 10);
-      await autocannon({ url, connections, duration: 2 });
-      // only the measured load is profiled, not the server's start or the warm-up
-      await message(child, { profile: HEAP ? 'start-heap' : 'start' }, 'profiling');
-      const r = await autocannon({ url, connections, duration: seconds });
-      await message(child, { profile: file }, 'profiled');
-      console.log(`${r.requests.average} req/s, p50 ${r.latency.p50} ms, non-2xx ${r.non2xx}; ${r.requests.total} requests`);
-      requests = r.requests.total;
-    } finally {
-      await child.stop();
-    }
-  } finally {
-    await pg.stop();
-  }
   const file = join(dir, 'load.cpuprofile');
+  await withSeededSqlServer(async (child) => {
+    const url = `${process.env.PROFILE_TARGET === 'baseline' ? child.ready.baseline : child.ready.library}${path}`;
+    const first = await fetch(url);
+    if (!first.ok) throw new Error(`${url} -> ${first.status}: ${await first.text()}`);
+    const connections = Number(process.env.BENCH_CONNECTIONS ?? 10);
+    await autocannon({ url, connections, duration: 2 });
+    // only the measured load is profiled, not the server's start or the warm-up
+    await message(child, { profile: HEAP ? 'start-heap' : 'start' }, 'profiling');
+    const r = await autocannon({ url, connections, duration: seconds });
+    await message(child, { profile: file }, 'profiled');
+    console.log(`${r.requests.average} req/s, p50 ${r.latency.p50} ms, non-2xx ${r.non2xx}; ${r.requests.total} requests`);
+    requests = r.requests.total;
+  });
   if (HEAP) {
     console.log(summarizeHeap(JSON.parse(await readFile(file, 'utf8')) as HeapProfile, requests));
     return;
