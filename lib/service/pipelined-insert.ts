@@ -34,7 +34,7 @@ export interface PipelinedInsert {
    * The checks that need every record (belongsTo references): inside the transaction with the
    * rows it inserted, or after it was rolled back (`rows` null).
    */
-  finish(records: Record<string, unknown>[], rows: Row[] | null, tx?: Transaction): Promise<void>;
+  finish(rows: Row[] | null, tx?: Transaction): Promise<void>;
   transaction<T>(work: (tx: Transaction) => Promise<T>): Promise<T>;
 }
 
@@ -94,7 +94,7 @@ export async function pipelinedInsert(p: PipelinedInsert): Promise<Row[]> {
         if (invalid()) throw ABANDONED;
         // thrown as it is: the driver retries a deadlock as for any transaction
         if (failure) throw (failure as { error: unknown }).error;
-        await p.finish(prepared.flat(), rows, tx);
+        await p.finish(rows, tx);
         if (invalid()) throw new ValidationError(p.errors);
         return rows;
       });
@@ -106,7 +106,7 @@ export async function pipelinedInsert(p: PipelinedInsert): Promise<Row[]> {
   }
   // nothing written: the references of every record checked as for an unchunked create, and the
   // item errors win over the database's refusal (as when validation runs before the insert)
-  await p.finish(prepared.flat(), null);
+  await p.finish(null);
   if (invalid()) throw new ValidationError(p.errors);
   throw cause;
 }

@@ -12,7 +12,7 @@ import { modelsTouchedByDelete } from '../resource/references';
 import type { AccessAction } from './access-policy';
 import { narrowColumns, stripHidden } from './catalog-view';
 import { ownerFilter, ownerValue } from './ownership';
-import { checkReferences, normalizeReferences } from './check-references';
+import { checkReferences, checkWanted, normalizeReferences, type WantedReferences } from './check-references';
 import { chunkRanges, pipelinedInsert } from './pipelined-insert';
 import { checkValues } from './check-values';
 import { listEnvelope, type ListEnvelope } from './envelopes';
@@ -239,6 +239,8 @@ export class ResourceService {
     const read = this.readBack([], ctx);
     const key = this.entry.info.key;
     const pathOf = (i: number, field: string) => `${prefix(i)}${field}`;
+    // the references of every chunk, gathered as each is prepared and checked once at the end
+    const wanted: WantedReferences = new Map();
     const insertRows = this.driver.insertRows?.bind(this.driver);
     if (!insertRows) throw new Error('storePipelined needs a driver that returns inserted rows');
     this.logQuery('store', { count: items.length });
@@ -248,11 +250,11 @@ export class ResourceService {
         errors,
         prepare: async (from, to) => {
           const records = await this.prepareRange(items, from, to, prefix, rules, errors);
-          normalizeReferences(this.entry, this.registry, records, (i, field) => pathOf(from + i, field), errors);
+          normalizeReferences(this.entry, this.registry, records, pathOf, errors, wanted, from);
           return records;
         },
         insert: (records, tx) => insertRows(this.name, records, tx, read),
-        finish: (records, rows, tx) => checkReferences(this.entry, this.registry, records, pathOf, errors, tx, rows ? { model: this.name, ids: new Set(rows.map((row) => row[key] as Id)) } : undefined),
+        finish: (rows, tx) => checkWanted(this.registry, wanted, pathOf, errors, tx, rows ? { model: this.name, ids: new Set(rows.map((row) => row[key] as Id)) } : undefined),
         transaction: (work) => this.driver.transaction(work),
       }),
     );

@@ -36,7 +36,7 @@ describe('pipelined insert', () => {
         calls.inserted.push(records.map((r) => r.value as number));
         return records.map((r) => ({ id: r.value }) as Row);
       },
-      finish: async (_records, rows) => {
+      finish: async (rows) => {
         calls.finished.push(rows ? 'in' : 'after');
       },
       transaction: async (work) => {
