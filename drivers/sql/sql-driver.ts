@@ -138,12 +138,12 @@ export class SqlDriver extends ConnectionDriver<Sequelize> implements Driver {
   }
 
   /** One INSERT ... RETURNING the read's columns: the new rows without reading them back. */
-  async insertRows(model: string, records: Record<string, unknown>[], tx: Transaction, read: ListQuery): Promise<Row[]> {
-    if (records.length === 0) return [];
+  insertRows(model: string, records: Record<string, unknown>[], read: ListQuery): (tx: Transaction) => Promise<Row[]> {
+    if (records.length === 0) return async () => [];
     const fields = selectFields(new CompileContext(this.requireCatalog(), this.tables), model, read.select, []);
     const key = this.requireCatalog().model(model).key;
-    const rows = await this.run(compileInsert(this.table(model), key, records, fields, this.defaultsOf(model)), this.tx(tx));
-    return rows.map((r) => this.shape(model, fields, r));
+    const statement = compileInsert(this.table(model), key, records, fields, this.defaultsOf(model));
+    return async (tx) => (await this.run(statement, this.tx(tx))).map((r) => this.shape(model, fields, r));
   }
 
   async update(model: string, items: UpdateItem[], tx: Transaction, guard?: UpdateGuard): Promise<number> {

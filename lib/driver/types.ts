@@ -148,9 +148,11 @@ export interface Driver {
   /**
    * Optional: insert as `insert` does and return the new rows as `list(read)` would read them
    * (`read`: the by-ids read of the new records, its select narrowed to the caller's view; no
-   * relations), in the statement that inserts them. Saves reading back a bulk insert.
+   * relations), in the statement that inserts them. Saves reading back a bulk insert. The
+   * statement is built when this is called and sent when the returned function is, so a caller
+   * can build one while the database runs another.
    */
-  insertRows?(model: string, records: Record<string, unknown>[], tx: Transaction, read: ListQuery): Promise<Row[]>;
+  insertRows?(model: string, records: Record<string, unknown>[], read: ListQuery): (tx: Transaction) => Promise<Row[]>;
 
   /** Optional: `update` without a guard, returning the updated rows as `insertRows` does. */
   updateRows?(model: string, items: UpdateItem[], tx: Transaction, read: ListQuery): Promise<Row[]>;

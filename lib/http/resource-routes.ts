@@ -24,7 +24,7 @@ export function resourceRoutes(service: ResourceService, options: ResourceRouteO
   const resource = service.entry.declaration.name;
   const id = (input: { req: { params: Record<string, unknown> } }) => String(input.req.params.id);
   // rows no application hook has seen are this request's own: serialized without a copy
-  const own = (read: 'list' | 'show', value: unknown) => (service.hooksAfter(read) ? value : new Owned(value));
+  const own = (action: 'list' | 'show' | 'create' | 'update', value: unknown) => (service.hooksAfter(action) ? value : new Owned(value));
   const specs: Spec[] = [
     {
       action: 'index', method: 'get', path: '', access: 'read', summary: 'List records',
@@ -46,11 +46,11 @@ export function resourceRoutes(service: ResourceService, options: ResourceRouteO
     { action: 'validate', method: 'post', path: '/validate', access: 'create', summary: 'Validate a record without saving it', handler: ({ req, ctx }) => service.validate(req.body, ctx) },
   ];
   if (options.updateMultipleRoutes.includes('batch')) {
-    specs.push({ action: 'updateMultiple', method: 'patch', path: '/batch', access: 'update', summary: 'Update several records', handler: ({ req, ctx }) => service.updateMultiple(req.body, ctx) });
+    specs.push({ action: 'updateMultiple', method: 'patch', path: '/batch', access: 'update', summary: 'Update several records', handler: async ({ req, ctx }) => own('update', await service.updateMultiple(req.body, ctx)) });
   }
   if (options.updateMultipleRoutes.includes('update-multiple')) {
     const name = options.updateMultipleRoutes.includes('batch') ? 'updateMultipleAlias' : 'updateMultiple';
-    specs.push({ action: name, method: 'post', path: '/update-multiple', access: 'update', summary: 'Update several records', handler: ({ req, ctx }) => service.updateMultiple(req.body, ctx) });
+    specs.push({ action: name, method: 'post', path: '/update-multiple', access: 'update', summary: 'Update several records', handler: async ({ req, ctx }) => own('update', await service.updateMultiple(req.body, ctx)) });
   }
   specs.push(
     { action: 'deleteById', method: 'delete', path: '/batch', access: 'delete', summary: 'Delete several records', handler: async ({ req, ctx }) => {
@@ -65,9 +65,9 @@ export function resourceRoutes(service: ResourceService, options: ResourceRouteO
         return options.read(input, { method: 'get_one', query: plan.query }, async () => own('show', await service.runShow(plan, input.ctx)));
       },
     },
-    { action: 'store', method: 'post', path: '', access: 'create', summary: 'Create one record or several', handler: ({ req, ctx }) => service.store(req.body, ctx) },
-    { action: 'update', method: 'put', path: '/:id', access: 'update', summary: 'Update a record', handler: (input) => service.update(id(input), input.req.body, input.ctx) },
-    { action: 'updatePatch', method: 'patch', path: '/:id', access: 'update', summary: 'Update a record', handler: (input) => service.update(id(input), input.req.body, input.ctx) },
+    { action: 'store', method: 'post', path: '', access: 'create', summary: 'Create one record or several', handler: async ({ req, ctx }) => own('create', await service.store(req.body, ctx)) },
+    { action: 'update', method: 'put', path: '/:id', access: 'update', summary: 'Update a record', handler: async (input) => own('update', await service.update(id(input), input.req.body, input.ctx)) },
+    { action: 'updatePatch', method: 'patch', path: '/:id', access: 'update', summary: 'Update a record', handler: async (input) => own('update', await service.update(id(input), input.req.body, input.ctx)) },
     { action: 'destroy', method: 'delete', path: '/:id', access: 'delete', summary: 'Delete a record', handler: (input) => service.destroy(id(input), input.ctx) },
   );
   if (service.entry.info.softDelete) {

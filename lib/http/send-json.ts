@@ -1,7 +1,7 @@
 import type { Request, Response } from 'express';
 
 /**
- * A 200 JSON answer as Express's `res.send` gives it (the app's ETag setting, 304 when fresh, no
+ * A 200 JSON answer as Express's `res.send` gives it (the app's ETag setting on GET and HEAD, 304 when fresh, no
  * body for HEAD, Content-Length), without its header normalization and type lookups: the text is
  * the library's own JSON, so its type and charset are known.
  */
@@ -10,7 +10,8 @@ export function sendJson(req: Request, res: Response, json: string): void {
   res.setHeader('Content-Type', 'application/json; charset=utf-8');
   const etagOf = req.app.get('etag fn') as ((body: Buffer | string, encoding?: BufferEncoding) => string | undefined) | undefined;
   let body: Buffer | string = json;
-  if (typeof etagOf === 'function' && !res.getHeader('ETag')) {
+  // only a GET or HEAD can be revalidated with it: a write's answer is not hashed (Express would)
+  if (typeof etagOf === 'function' && (req.method === 'GET' || req.method === 'HEAD') && !res.getHeader('ETag')) {
     body = Buffer.from(json, 'utf8');
     const etag = etagOf(body);
     if (etag) res.setHeader('ETag', etag);

@@ -28,8 +28,8 @@ export interface PipelinedInsert {
   errors: FieldErrors;
   /** Checks and casts the items of one range (Node work; errors go to `errors`). */
   prepare(from: number, to: number): Promise<Record<string, unknown>[]>;
-  /** Inserts prepared records in the transaction; the new rows in input order. */
-  insert(records: Record<string, unknown>[], tx: Transaction): Promise<Row[]>;
+  /** The INSERT of prepared records, built now; run in the transaction, it answers the new rows in input order. */
+  insert(records: Record<string, unknown>[]): (tx: Transaction) => Promise<Row[]>;
   /**
    * The checks that need every record (belongsTo references): inside the transaction with the
    * rows it inserted, or after it was rolled back (`rows` null).
@@ -61,48 +61,49 @@ const ABANDONED = Symbol('abandoned');
 export async function pipelinedInsert(p: PipelinedInsert): Promise<Row[]> {
   const invalid = (): boolean => Object.keys(p.errors).length > 0;
   // each range is prepared once, even when the driver runs the transaction again (deadlock retry)
-  const prepared: Array<Record<string, unknown>[]> = [];
-  const chunk = async (i: number): Promise<Record<string, unknown>[]> => (prepared[i] ??= await prepareYielding(p, ...p.ranges[i]));
+  const preparing: Array<Promise<Record<string, unknown>[]>> = [];
+  const chunk = (i: number): Promise<Record<string, unknown>[]> => (preparing[i] ??= prepareYielding(p, ...p.ranges[i]));
   let failure: { error: unknown } | null = null;
   let cause: unknown = null;
-  // an invalid first chunk: the rest is only checked (for its errors), no transaction is opened
-  await chunk(0);
-  if (invalid()) {
-    for (let i = 1; i < p.ranges.length; i += 1) await chunk(i);
-  } else {
-    try {
-      return await p.transaction(async (tx) => {
-        failure = null;
-        const rows: Row[] = [];
-        let writing: Promise<void> = Promise.resolve();
-        // inserts run one after another on the transaction's connection; none once anything failed
-        const write = (records: Record<string, unknown>[]): void => {
-          writing = writing.then(async () => {
-            if (failure || invalid()) return;
-            try {
-              for (const row of await p.insert(records, tx)) rows.push(row);
-            } catch (error) {
-              failure = { error };
-            }
-          });
-        };
-        try {
-          for (let i = 0; i < p.ranges.length; i += 1) write(await chunk(i));
-        } finally {
-          await writing;
-        }
-        if (invalid()) throw ABANDONED;
-        // thrown as it is: the driver retries a deadlock as for any transaction
-        if (failure) throw (failure as { error: unknown }).error;
-        await p.finish(rows, tx);
-        if (invalid()) throw new ValidationError(p.errors);
-        return rows;
-      });
-    } catch (error) {
-      const refused = failure !== null && error === (failure as { error: unknown }).error;
-      if (error !== ABANDONED && !refused) throw error;
-      if (refused) cause = error;
-    }
+  // the first chunk is prepared while the transaction opens (its BEGIN's round trip hidden); its
+  // failure is reported where it is awaited, not as an unhandled rejection if opening fails first
+  chunk(0).catch(() => undefined);
+  try {
+    return await p.transaction(async (tx) => {
+      failure = null;
+      const rows: Row[] = [];
+      let writing: Promise<void> = Promise.resolve();
+      // inserts run one after another on the transaction's connection, each built as soon as its
+      // chunk is ready (while the previous one runs) and sent as the previous one ends; none
+      // once anything failed
+      const write = (records: Record<string, unknown>[]): void => {
+        if (failure || invalid()) return;
+        const send = p.insert(records);
+        writing = writing.then(async () => {
+          if (failure || invalid()) return;
+          try {
+            for (const row of await send(tx)) rows.push(row);
+          } catch (error) {
+            failure = { error };
+          }
+        });
+      };
+      try {
+        for (let i = 0; i < p.ranges.length; i += 1) write(await chunk(i));
+      } finally {
+        await writing;
+      }
+      if (invalid()) throw ABANDONED;
+      // thrown as it is: the driver retries a deadlock as for any transaction
+      if (failure) throw (failure as { error: unknown }).error;
+      await p.finish(rows, tx);
+      if (invalid()) throw new ValidationError(p.errors);
+      return rows;
+    });
+  } catch (error) {
+    const refused = failure !== null && error === (failure as { error: unknown }).error;
+    if (error !== ABANDONED && !refused) throw error;
+    if (refused) cause = error;
   }
   // nothing written: the references of every record checked as for an unchunked create, and the
   // item errors win over the database's refusal (as when validation runs before the insert)

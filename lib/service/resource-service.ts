@@ -56,6 +56,9 @@ function stamp(record: Record<string, unknown>, stamped: Record<string, unknown>
   return record;
 }
 
+/** The hook that sees the rows an action answers with. */
+const AFTER_HOOK = { list: 'afterList', show: 'afterShow', create: 'afterCreate', update: 'afterUpdate' } as const;
+
 /** What checking a request's records needs, looked up once per request. */
 interface WriteRules {
   schema: ObjectSchema<AnyObject> | undefined;
@@ -98,9 +101,9 @@ export class ResourceService {
     return this.entry.driver;
   }
 
-  /** True when the application hooks into the rows after a read (`afterList` / `afterShow`). */
-  hooksAfter(read: 'list' | 'show'): boolean {
-    return Boolean(read === 'list' ? this.hooks.afterList : this.hooks.afterShow);
+  /** True when the application hooks into the rows an action answers with (`afterList`, `afterCreate`...). */
+  hooksAfter(action: keyof typeof AFTER_HOOK): boolean {
+    return Boolean(this.hooks[AFTER_HOOK[action]]);
   }
 
   private get hooks() {
@@ -211,7 +214,7 @@ export class ResourceService {
         // the new rows straight from the insert when the driver can and nothing runs in between
         if (this.driver.insertRows && !scope.within) {
           const read = this.readBack([], ctx);
-          return this.shape(await this.driver.insertRows(this.name, records, tx, read), read, ctx);
+          return this.shape(await this.driver.insertRows(this.name, records, read)(tx), read, ctx);
         }
         const ids = await this.driver.insert(this.name, records, tx);
         await scope.within?.(tx, ids);
@@ -253,7 +256,7 @@ export class ResourceService {
           normalizeReferences(this.entry, this.registry, records, pathOf, errors, wanted, from);
           return records;
         },
-        insert: (records, tx) => insertRows(this.name, records, tx, read),
+        insert: (records) => insertRows(this.name, records, read),
         finish: (rows, tx) => checkWanted(this.registry, wanted, pathOf, errors, tx, rows ? { model: this.name, ids: new Set(rows.map((row) => row[key] as Id)) } : undefined),
         transaction: (work) => this.driver.transaction(work),
       }),
@@ -521,14 +524,15 @@ export class ResourceService {
       }
       // only own fillable keys are copied out of the body (never __proto__ and the like)
       const raw = item as Record<string, unknown>;
+      const at = prefix(index);
       // fieldsByRole: each field the caller's roles may not write is an error of its own (decision 39)
-      if (rules.prohibited.size > 0) for (const field of Object.keys(raw)) if (rules.prohibited.has(field)) addError(errors, `${prefix(index)}${field}`, `The ${field} field is prohibited.`);
+      if (rules.prohibited.size > 0) for (const field of Object.keys(raw)) if (rules.prohibited.has(field)) addError(errors, `${at}${field}`, `The ${field} field is prohibited.`);
       const attributes = stamp(pickFillable(raw, info.fillable), rules.stamped);
       // the types as sent, before a schema's casts could turn `[1]` into 1
-      checkValues(info, attributes, prefix(index), errors);
+      checkValues(info, attributes, at, errors);
       // what the server sets (owner, a relation's parent key) stays set even when not fillable
-      const record = stamp(await validateItem(rules.schema, attributes, info.fillable, prefix(index), errors), rules.stamped);
-      checkValues(info, record, prefix(index), errors);
+      const record = stamp(await validateItem(rules.schema, attributes, info.fillable, at, errors), rules.stamped);
+      checkValues(info, record, at, errors);
       records.push(record);
     }
     return records;

@@ -20,6 +20,12 @@ export function pickFillable(item: Record<string, unknown>, fillable: readonly s
   return out;
 }
 
+/** True when a schema's output holds fillable values only (usual: its input did), so needs no copy. */
+function onlyFillable(record: Record<string, unknown>, fillable: readonly string[]): boolean {
+  for (const key in record) if (record[key] === undefined || !Object.prototype.hasOwnProperty.call(record, key) || !fillable.includes(key)) return false;
+  return true;
+}
+
 /**
  * Validates (and casts) one item with the resource's yup schema. Errors are keyed by
  * `prefix + path` (e.g. `product.1.sku`), every failing rule reported.
@@ -34,7 +40,7 @@ export async function validateItem(
   if (!schema) return attributes;
   try {
     const cast = (await schema.validate(attributes, { abortEarly: false })) as Record<string, unknown>;
-    return pickFillable(cast, fillable);
+    return onlyFillable(cast, fillable) ? cast : pickFillable(cast, fillable);
   } catch (err) {
     if (!isYupError(err)) throw err;
     const failures = err.inner.length > 0 ? err.inner : [err];

@@ -145,6 +145,7 @@ describe('sendJson: a JSON answer as res.send gives it', () => {
     const app = express();
     configure?.(app);
     app.get('/lib', (req, res) => sendJson(req, res, '{"a":"é"}'));
+    app.post('/lib', (req, res) => sendJson(req, res, '{"a":"é"}'));
     app.get('/express', (_req, res) => void res.type('application/json').send('{"a":"é"}'));
     return app;
   };
@@ -168,5 +169,13 @@ describe('sendJson: a JSON answer as res.send gives it', () => {
     const off = await request(appSending((a) => a.set('etag', false))).get('/lib').expect(200);
     expect(off.headers.etag).to.equal(undefined);
     expect(off.text).to.equal('{"a":"é"}');
+  });
+
+  it('no ETag on a write\'s answer (only a GET or HEAD can be revalidated): same length and body', async () => {
+    const app = appSending();
+    const written = await request(app).post('/lib').expect(200);
+    expect(written.headers.etag).to.equal(undefined);
+    expect(written.headers['content-length']).to.equal(String(Buffer.byteLength('{"a":"é"}')));
+    expect(written.text).to.equal('{"a":"é"}');
   });
 });

@@ -21,7 +21,7 @@ describe('pipelined insert', () => {
 
   /** Items are numbers; negative ones are invalid; `inserts` fail as told. */
   function plan(items: number[], options: { failInsert?: (attempt: number) => unknown; attempts?: number } = {}) {
-    const calls = { prepared: [] as Array<[number, number]>, inserted: [] as number[][], finished: [] as Array<'in' | 'after'>, attempts: 0 };
+    const calls = { opened: [] as number[], prepared: [] as Array<[number, number]>, inserted: [] as number[][], finished: [] as Array<'in' | 'after'>, attempts: 0 };
     const p: PipelinedInsert = {
       ranges: chunkRanges(items.length),
       errors: {},
@@ -30,7 +30,7 @@ describe('pipelined insert', () => {
         for (let i = from; i < to; i += 1) if (items[i] < 0) p.errors[`item.${i}`] = ['negative'];
         return items.slice(from, to).map((value) => ({ value }));
       },
-      insert: async (records) => {
+      insert: (records) => async () => {
         const failure = options.failInsert?.(calls.attempts);
         if (failure) throw failure;
         calls.inserted.push(records.map((r) => r.value as number));
@@ -40,6 +40,7 @@ describe('pipelined insert', () => {
         calls.finished.push(rows ? 'in' : 'after');
       },
       transaction: async (work) => {
+        calls.opened.push(calls.prepared.length);
         for (;;) {
           calls.attempts += 1;
           try {
@@ -76,13 +77,22 @@ describe('pipelined insert', () => {
     expect(calls.finished).to.deep.equal(['after']);
   });
 
-  it('an invalid first chunk opens no transaction', async () => {
+  it('the transaction opens while the first chunk is prepared (its BEGIN hidden behind that work)', async () => {
+    const { p, calls } = plan(numbers(1000));
+    await pipelinedInsert(p);
+    // opened after the first slice of 50 items, long before the first chunk of 250 was ready
+    expect(calls.opened).to.deep.equal([1]);
+  });
+
+  it('an invalid first chunk: every item is still checked and nothing is inserted', async () => {
     const items = numbers(600);
     items[0] = -1;
     const { p, calls } = plan(items);
-    await pipelinedInsert(p).catch(() => undefined);
-    expect(calls.attempts).to.equal(0);
+    const error = await pipelinedInsert(p).then(() => null, (e: unknown) => e);
+    expect(error).to.be.instanceOf(ValidationError);
+    expect(calls.inserted).to.deep.equal([]);
     expect(calls.prepared.flat()).to.include(600);
+    expect(calls.finished).to.deep.equal(['after']);
   });
 
   it("the database's refusal is thrown as it is after the references were checked", async () => {

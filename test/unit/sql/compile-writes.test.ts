@@ -11,7 +11,7 @@ describe('sql compiler: writes', () => {
     const s = compileInsert(products, 'id', [{ name: `'; drop table x; --`, price: 1 }, { name: 'b', price: 2, id: 99, created_at: 'x', unknown: 1 }]);
     expect(s.sql).to.equal(
       'INSERT INTO "products" ("name", "price", "created_at", "updated_at") SELECT "v"."name", "v"."price", date_trunc(\'milliseconds\', now()), date_trunc(\'milliseconds\', now()) ' +
-        'FROM jsonb_populate_recordset(NULL::"products", $1::jsonb) WITH ORDINALITY AS "v" ORDER BY "v"."ordinality" RETURNING "id" AS "id"',
+        'FROM json_populate_recordset(NULL::"products", $1::json) WITH ORDINALITY AS "v" ORDER BY "v"."ordinality" RETURNING "id" AS "id"',
     );
     expect(JSON.parse(s.bind[0] as string)).to.deep.equal([{ name: `'; drop table x; --`, price: 1 }, { name: 'b', price: 2 }]);
   });
