@@ -9,9 +9,15 @@ import type { FieldErrors } from './validate-input';
  * create is one transaction, and the answer is exactly the unchunked one: every item's errors when
  * any is invalid (nothing written), else the database's refusal, else every row in input order.
  */
-export const CHUNK_MIN = 250;
+/**
+ * Small chunks shorten the two ends where only one side works: the database waits for the first
+ * chunk's validation, Node for the last chunk's INSERT. Measured on 1,000 records against the
+ * hand-written INSERT, alternating in one server: 4 chunks of 250 1.16-1.23x, 5 of 200 1.12x,
+ * 8 of 125 1.09-1.14x, 20 of 50 1.54x (per-statement costs win below about 100).
+ */
+export const CHUNK_MIN = 125;
 /** At most this many INSERTs whatever the number of records: a constant statement count. */
-const MAX_CHUNKS = 4;
+const MAX_CHUNKS = 8;
 
 /** [from, to) ranges of at least CHUNK_MIN items, at most MAX_CHUNKS of them; one range below 2 x CHUNK_MIN. */
 export function chunkRanges(count: number): Array<[number, number]> {

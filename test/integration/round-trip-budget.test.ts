@@ -190,7 +190,7 @@ describe('round-trip budget', function () {
       }
     });
 
-    it('a bulk create of 1,000 and of 3,000 records runs the same seven statements (BEGIN, four INSERTs overlapping validation, references, COMMIT)', async () => {
+    it('a bulk create of 1,000 and of 3,000 records runs the same eleven statements (BEGIN, eight INSERTs overlapping validation, references, COMMIT)', async () => {
       const http = asAdmin(example);
       const category = (await http.post('/api/v1/categories').send({ name: `Large budget ${Date.now()}` }).expect(200)).body.model;
       for (const n of [1000, 3000]) {
@@ -198,7 +198,7 @@ describe('round-trip budget', function () {
         const product = Array.from({ length: n }, (_, i) => ({ name: `Large ${n} ${i}`, sku: `LARGE-BUDGET-${n}-${i}-${Date.now()}`, price: i % 100, category_id: category.id }));
         const res = await http.post('/api/v1/products').send({ product }).expect(200);
         expect(res.body.models.map((m: { model: { sku: string } }) => m.model.sku)).to.deep.equal(product.map((p) => p.sku));
-        expect(statements.map((s) => s.replace(/^Executing \([^)]*\): /, '').split(' ')[0].replace(/;$/, ''))).to.deep.equal(['START', 'INSERT', 'INSERT', 'INSERT', 'INSERT', 'SELECT', 'COMMIT']);
+        expect(statements.map((s) => s.replace(/^Executing \([^)]*\): /, '').split(' ')[0].replace(/;$/, ''))).to.deep.equal(['START', ...Array(8).fill('INSERT'), 'SELECT', 'COMMIT']);
       }
     });
 
