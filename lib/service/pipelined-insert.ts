@@ -44,8 +44,12 @@ export interface PipelinedInsert {
   transaction<T>(work: (tx: Transaction) => Promise<T>): Promise<T>;
 }
 
-/** Items prepared between two turns of the event loop. */
-const SLICE = 50;
+/**
+ * Items prepared between two turns of the event loop: an INSERT that ended is noticed, and the
+ * next one sent, within one slice (1,000 records in one server, alternating: a whole chunk
+ * between turns 1.39x the hand-written INSERT's time, slices of 50 1.15x, 25 1.14x, 10 1.13x).
+ */
+const SLICE = 25;
 
 /**
  * A range prepared a slice at a time, letting the event loop turn between slices: the previous

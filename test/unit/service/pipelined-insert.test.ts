@@ -80,7 +80,7 @@ describe('pipelined insert', () => {
   it('the transaction opens while the first chunk is prepared (its BEGIN hidden behind that work)', async () => {
     const { p, calls } = plan(numbers(1000));
     await pipelinedInsert(p);
-    // opened after the first slice of 50 items, before the first chunk of 125 was ready
+    // opened after the first slice of 25 items, before the first chunk of 125 was ready
     expect(calls.opened).to.deep.equal([1]);
   });
 
