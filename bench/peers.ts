@@ -23,7 +23,7 @@ import type { ServeReady } from './serve';
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 6);
 const LOAD: LoadOptions = { connections: 10, seconds: SECONDS, warmupSeconds: 1 };
-const WRITE_REPS = Number(process.env.BENCH_WRITE_REPS ?? 7);
+const WRITE_REPS = Number(process.env.BENCH_WRITE_REPS ?? 15);
 /** Unmeasured repetitions first: a write path's code is still being optimized over its first runs (the library's bulk create took 66 -> 44 ms over its first seven). */
 const WRITE_WARMUPS = Number(process.env.BENCH_WRITE_WARMUPS ?? 3);
 const run = promisify(execFile);
@@ -81,11 +81,18 @@ async function loadSides(label: string, sides: Side[], idle: () => Promise<void>
   return new Map([...samples].map(([name, list]) => [name, [...list].sort((a, b) => a.requestsPerSecond - b.requestsPerSecond)[Math.floor(list.length / 2)]]));
 }
 
-/** Times each side's operation WRITE_REPS times (after WRITE_WARMUPS unmeasured ones), sides alternating; median ms. */
+/**
+ * Times each side's operation WRITE_REPS times (after WRITE_WARMUPS unmeasured ones), sides
+ * alternating in an order that rotates each repetition, so no side always follows the same one
+ * (the garbage a 200 ms Feathers write leaves is collected during whichever request comes next);
+ * median ms.
+ */
 async function timeSides(sides: Record<string, (rep: number) => Promise<void>>): Promise<Map<string, number>> {
   const samples = new Map<string, number[]>(Object.keys(sides).map((k) => [k, []]));
+  const entries = Object.entries(sides);
   for (let rep = -WRITE_WARMUPS; rep < WRITE_REPS; rep += 1) {
-    for (const [name, op] of Object.entries(sides)) {
+    const shift = (rep + WRITE_WARMUPS) % entries.length;
+    for (const [name, op] of [...entries.slice(shift), ...entries.slice(0, shift)]) {
       const started = performance.now();
       await op(rep);
       if (rep >= 0) samples.get(name)?.push(performance.now() - started);
