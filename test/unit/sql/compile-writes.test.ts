@@ -7,13 +7,15 @@ import { catalog, listQuery, tables } from './fixture';
 const products: StorageInfo = { table: 'products', columns: { id: 'id', name: 'name', price: 'price', note: 'no"te', created_at: 'created_at', updated_at: 'updated_at' }, createdAt: 'created_at', updatedAt: 'updated_at' };
 
 describe('sql compiler: writes', () => {
-  it('insert: one statement for every record, values in ONE jsonb parameter, timestamps by the database, ids returned in order', () => {
+  it('insert: one prepared statement for every record, values in ONE json parameter, timestamps by the database, ids returned in order', () => {
     const s = compileInsert(products, 'id', [{ name: `'; drop table x; --`, price: 1 }, { name: 'b', price: 2, id: 99, created_at: 'x', unknown: 1 }]);
     expect(s.sql).to.equal(
       'INSERT INTO "products" ("name", "price", "created_at", "updated_at") SELECT "v"."name", "v"."price", date_trunc(\'milliseconds\', now()), date_trunc(\'milliseconds\', now()) ' +
         'FROM json_populate_recordset(NULL::"products", $1::json) WITH ORDINALITY AS "v" ORDER BY "v"."ordinality" RETURNING "id" AS "id"',
     );
     expect(JSON.parse(s.bind[0] as string)).to.deep.equal([{ name: `'; drop table x; --`, price: 1 }, { name: 'b', price: 2 }]);
+    // the same text for any values: its plan cannot depend on them
+    expect(s.prepare).to.equal(true);
   });
 
   it('update: one statement whatever the mix of changed fields; absent fields keep their value', () => {
