@@ -106,6 +106,8 @@ export function compileUpdate(info: StorageInfo, key: string, items: { id: unkno
       (guard ? ` AND "t".${quoteIdent(columnOf(info, guard.field))} IS ${guard.isNull ? '' : 'NOT '}NULL` : '') +
       ` RETURNING ${returned.map((f) => `"t".${quoteIdent(columnOf(info, f))} AS ${quoteIdent(f)}`).join(', ')}`,
     bind: [json],
+    // prepared, as the INSERT: one JSON document whatever the items, so one plan fits all
+    prepare: true,
   };
 }
 

@@ -26,6 +26,7 @@ describe('sql compiler: writes', () => {
         'FROM (SELECT "e"."j", jsonb_populate_record(NULL::"products", "e"."j") AS "r" FROM jsonb_array_elements($1::jsonb) AS "e"("j")) AS "u" WHERE "t"."id" = ("u"."r")."id" RETURNING "t"."id" AS "id"',
     );
     expect(JSON.parse(s.bind[0] as string)).to.deep.equal([{ id: 1, price: 5 }, { id: 2, 'no"te': null }]);
+    expect(s.prepare).to.equal(true);
   });
 
   it('delete and existence checks take the ids as one array parameter', () => {
