@@ -24,7 +24,7 @@ export function resourceRoutes(service: ResourceService, options: ResourceRouteO
   const resource = service.entry.declaration.name;
   const id = (input: { req: { params: Record<string, unknown> } }) => String(input.req.params.id);
   // rows no application hook has seen are this request's own: serialized without a copy
-  const own = (action: 'list' | 'show' | 'create' | 'update', value: unknown) => (service.hooksAfter(action) ? value : new Owned(value));
+  const own = (action: Parameters<ResourceService['hooksAfter']>[0], value: unknown) => (service.hooksAfter(action) ? value : new Owned(value));
   const specs: Spec[] = [
     {
       action: 'index', method: 'get', path: '', access: 'read', summary: 'List records',

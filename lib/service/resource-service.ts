@@ -328,7 +328,7 @@ export class ResourceService {
         if (this.driver.updateRows && changed.length === items.length && this.seesEveryRecord(ctx, scope)) {
           const read = this.readBack(ids, ctx);
           const rows = await this.driver.updateRows(this.name, changed, tx, read);
-          this.assertAllFound(ids, rows, scope);
+          this.assertAllFound(ids, rows.map((row) => row[this.entry.info.key] as Id), scope);
           await this.assertNoCycle(items, tx, (i) => `${key}.${i}.`);
           return inIdOrder(this.shape(rows, read, ctx), ids, this.entry.info.key);
         }
@@ -617,18 +617,15 @@ export class ResourceService {
   }
 
   private async assertAllVisible(ids: Id[], ctx: RequestContext, tx: Transaction, scope: WriteScope = {}): Promise<void> {
-    const existing = new Set(await this.visibleIds(ids, ctx, tx, scope.narrow));
-    const missing = ids.filter((id) => !existing.has(id));
-    if (missing.length > 0) throw scope.notFound?.(missing) ?? new MissingIdsError(this.name, missing);
+    this.assertAllFound(ids, await this.visibleIds(ids, ctx, tx, scope.narrow), scope);
   }
 
-  /** 404 for the ids a write did not reach (`rows`: the records it wrote). */
-  private assertAllFound(ids: Id[], rows: Row[], scope: WriteScope): void {
-    if (rows.length === ids.length) return;
-    const key = this.entry.info.key;
-    const found = new Set(rows.map((row) => String(row[key])));
-    const missing = ids.filter((id) => !found.has(String(id)));
-    throw scope.notFound?.(missing) ?? new MissingIdsError(this.name, missing);
+  /** 404 listing the ids not among `found` (those visible, or those a write reached). */
+  private assertAllFound(ids: Id[], found: Id[], scope: WriteScope): void {
+    if (found.length === ids.length) return;
+    const seen = new Set(found.map(String));
+    const missing = ids.filter((id) => !seen.has(String(id)));
+    if (missing.length > 0) throw scope.notFound?.(missing) ?? new MissingIdsError(this.name, missing);
   }
 
   /**
