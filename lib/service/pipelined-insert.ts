@@ -13,7 +13,7 @@ import type { FieldErrors } from './validate-input';
  * Small chunks shorten the two ends where only one side works: the database waits for the first
  * chunk's validation, Node for the last chunk's INSERT. Measured on 1,000 records against the
  * hand-written INSERT, alternating in one server: 4 chunks of 250 1.16-1.23x, 5 of 200 1.12x,
- * 8 of 125 1.09-1.14x, 20 of 50 1.54x (per-statement costs win below about 100).
+ * 8 of 125 1.09-1.18x, 20 of 50 1.54x (per-statement costs win below about 100).
  */
 export const CHUNK_MIN = 125;
 /** At most this many INSERTs whatever the number of records: a constant statement count. */
