@@ -1,4 +1,5 @@
 import type { AnyObject, ObjectSchema, ValidationError as YupValidationError } from 'yup';
+import { quickCheck } from './yup-quick-check';
 
 /** yup's ValidationError from any copy of yup (a linked install may hold two): no instanceof. */
 function isYupError(error: unknown): error is YupValidationError {
@@ -28,7 +29,8 @@ function onlyFillable(record: Record<string, unknown>, fillable: readonly string
 
 /**
  * Validates (and casts) one item with the resource's yup schema. Errors are keyed by
- * `prefix + path` (e.g. `product.1.sku`), every failing rule reported.
+ * `prefix + path` (e.g. `product.1.sku`), every failing rule reported. A record the schema's
+ * quick check proves valid and unchanged skips yup (yup-quick-check.ts): yup would return it as is.
  */
 export async function validateItem(
   schema: ObjectSchema<AnyObject> | undefined,
@@ -38,6 +40,7 @@ export async function validateItem(
   errors: FieldErrors,
 ): Promise<Record<string, unknown>> {
   if (!schema) return attributes;
+  if (quickCheck(schema)?.(attributes)) return onlyFillable(attributes, fillable) ? attributes : pickFillable(attributes, fillable);
   try {
     const cast = (await schema.validate(attributes, { abortEarly: false })) as Record<string, unknown>;
     return onlyFillable(cast, fillable) ? cast : pickFillable(cast, fillable);
