@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -131,6 +131,8 @@ async function pgbench(uri: string, script: string): Promise<number | null> {
   } catch (error) {
     log(`pgbench not run: ${(error as Error).message.split('\n')[0]}`);
     return null;
+  } finally {
+    await rm(dir, { recursive: true, force: true });
   }
 }
 

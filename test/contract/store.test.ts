@@ -127,6 +127,22 @@ forEachDriver('store', (ctx) => {
     });
   }
 
+  it('a batch mixing typed values and strings to cast stores both alike (quick check and yup paths)', async () => {
+    // 300 items: the pipelined create on PostgreSQL; every third one sends price, stock and featured as strings
+    const items = Array.from({ length: 300 }, (_, i) => {
+      const sku = ctx.unique('sku');
+      return i % 3 === 0 ? { name: `Cast ${i}`, sku, price: ' 12.5', stock: '4', featured: 'true' } : { name: `Cast ${i}`, sku, price: 12.5, stock: 4, featured: true, extra: 'ignored' };
+    });
+    const res = await post('products', { product: items });
+    expect(res.status, res.text).to.equal(200);
+    expect(res.body.models).to.have.length(300);
+    for (const [i, { model }] of (res.body.models as Array<{ model: Rec }>).entries()) {
+      expect(model, `item ${i}`).to.include({ name: `Cast ${i}`, sku: items[i].sku, price: 12.5, stock: 4, featured: true });
+      expect(model).to.not.have.property('extra');
+    }
+    expect(await countSkus(items[0].sku, items[1].sku, items[299].sku)).to.equal(3);
+  });
+
   it('accepts a name of exactly 200 characters', async () => {
     const model = await ctx.product({ name: 'n'.repeat(200) });
     expect(model.name).to.have.length(200);
