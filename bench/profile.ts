@@ -8,7 +8,7 @@ import type { ServeReady } from './serve';
 /**
  * `npx tsx bench/profile.ts [path?query]`: CPU profile of the library serving one request under
  * load (the load only, after a warm-up) on PostgreSQL (PROFILE_TARGET=baseline: the hand-written handler, for comparison) (embedded, the main benchmark's data), then the top self-time entries and the
- * time per package. The profile lands in bench/profiles/ (git-ignored). BENCH_SECONDS (default 10).
+ * time per package. PROFILE_BULK=N profiles N bulk creates of 1,000 products instead. The profile lands in bench/profiles/ (git-ignored). BENCH_SECONDS (default 10).
  */
 interface Node {
   id: number;
@@ -106,6 +106,17 @@ export function summarize(profile: Profile, requests: number, top = 30): string 
   return lines.join('\n');
 }
 
+/** PROFILE_BULK=N: N bulk creates of 1,000 products, one at a time, instead of the load of GETs. */
+const BULK = Number(process.env.PROFILE_BULK ?? 0);
+const bulkBody = (tag: string): string =>
+  JSON.stringify({ product: Array.from({ length: 1000 }, (_, i) => ({ name: `Profile ${tag} ${i}`, sku: `PROFILE-${tag}-${i}`, price: 10 + (i % 90), stock: i % 20, status: 'active', description: i % 2 ? null : `Bulk product ${i}`, featured: false, category_id: 6 + (i % 45) })) });
+
+async function postBulk(url: string, tag: string): Promise<void> {
+  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: bulkBody(tag) });
+  if (!res.ok) throw new Error(`${url} -> ${res.status}: ${await res.text()}`);
+  await res.arrayBuffer();
+}
+
 async function main(): Promise<void> {
   const path = process.argv[2] ?? DEFAULT;
   const seconds = Number(process.env.BENCH_SECONDS ?? 10);
@@ -114,7 +125,17 @@ async function main(): Promise<void> {
   await mkdir(dir, { recursive: true });
   const file = join(dir, 'load.cpuprofile');
   await withSeededSqlServer(async (child) => {
-    const url = `${process.env.PROFILE_TARGET === 'baseline' ? child.ready.baseline : child.ready.library}${path}`;
+    const baseline = process.env.PROFILE_TARGET === 'baseline';
+    if (BULK > 0) {
+      const url = baseline ? `${child.ready.baseline}/products` : `${child.ready.library}/api/v1/products`;
+      for (let i = 0; i < 5; i += 1) await postBulk(url, `warm${i}`);
+      await message(child, { profile: HEAP ? 'start-heap' : 'start' }, 'profiling');
+      for (let i = 0; i < BULK; i += 1) await postBulk(url, String(i));
+      await message(child, { profile: file }, 'profiled');
+      requests = BULK;
+      return;
+    }
+    const url = `${baseline ? child.ready.baseline : child.ready.library}${path}`;
     const first = await fetch(url);
     if (!first.ok) throw new Error(`${url} -> ${first.status}: ${await first.text()}`);
     const connections = Number(process.env.BENCH_CONNECTIONS ?? 10);
