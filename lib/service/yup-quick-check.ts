@@ -96,6 +96,10 @@ function references(): NonNullable<typeof reference> {
   return reference;
 }
 
+/** The type, null, undefined, oneOf and notOneOf checks every schema carries are yup's own. */
+const builtInInternals = (schema: YupSchema): boolean =>
+  Object.entries(schema.internalTests).every(([key, test]) => !test || ruleSource(test) === references().internal[key]);
+
 const isRef = (item: unknown): boolean => typeof item === 'object' && item !== null && (item as { __isYupRef?: boolean }).__isYupRef === true;
 
 /** The checks a present value must pass, or undefined when a rule is not recognized. */
@@ -106,9 +110,7 @@ function fieldCheck(schema: YupSchema): ((value: unknown, present: boolean) => b
   if (schema.conditions.length > 0 || schema.spec.strip || schema.spec.default !== undefined) return undefined;
   // Only yup's own coercion, which leaves a value of the right type (or null) as it is.
   if (schema.transforms.length !== 1 || source(schema.transforms[0]) !== ref.transform[type]) return undefined;
-  for (const [key, test] of Object.entries(schema.internalTests)) {
-    if (test && (ref.internal[key] === undefined || ruleSource(test) !== ref.internal[key])) return undefined;
-  }
+  if (!builtInInternals(schema)) return undefined;
   const whitelist = schema.internalTests.whiteList ? schema._whitelist : undefined;
   const blacklist = schema.internalTests.blacklist ? schema._blacklist : undefined;
   for (const set of [whitelist, blacklist]) if (set && [...set].some(isRef)) return undefined;
@@ -136,8 +138,7 @@ function compile(schema: YupSchema): QuickCheck | undefined {
   const ref = references();
   if (schema.type !== 'object' || Object.getPrototypeOf(schema) !== ref.prototypes.object || !schema.fields) return undefined;
   if (schema.conditions.length > 0 || schema.transforms.length > 0 || schema.spec.noUnknown) return undefined;
-  if (schema.internalTests.whiteList || schema.internalTests.blacklist) return undefined;
-  for (const [key, test] of Object.entries(schema.internalTests)) if (test && ruleSource(test) !== ref.internal[key]) return undefined;
+  if (schema.internalTests.whiteList || schema.internalTests.blacklist || !builtInInternals(schema)) return undefined;
   // `noUnknown(false)` leaves a test that always passes; any other object-level test is unknown.
   if (!schema.tests.every((test) => test.OPTIONS?.name === 'noUnknown' && ruleSource(test) === ref.noUnknown)) return undefined;
   const fields: Array<[string, (value: unknown, present: boolean) => boolean]> = [];
