@@ -1,4 +1,4 @@
-import { boolean, number, object, string } from 'yup';
+import type * as Yup from 'yup';
 
 /**
  * A synchronous proof that yup would accept a record unchanged, compiled once per schema.
@@ -55,10 +55,30 @@ const num = (p: unknown): p is number => typeof p === 'number' && !Number.isNaN(
 const len = (v: Value): number => (v as string).length;
 
 /** Built from fresh yup schemas once, so the sources compared are this yup's own. */
-let reference: { known: KnownRule[]; internal: Record<string, string>; transform: Record<ScalarType, string>; noUnknown: string; prototypes: Record<ScalarType | 'object', object> } | undefined;
+interface References {
+  known: KnownRule[];
+  internal: Record<string, string>;
+  transform: Record<ScalarType, string>;
+  noUnknown: string;
+  prototypes: Record<ScalarType | 'object', object>;
+}
+let reference: References | undefined;
 
-function references(): NonNullable<typeof reference> {
+/** yup, an optional peer: loaded when a schema is first checked (the application has yup then). */
+function loadYup(): typeof Yup | undefined {
+  try {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    return require('yup') as typeof Yup;
+  } catch {
+    return undefined; // not resolvable from here: every schema runs yup itself
+  }
+}
+
+function references(): References | undefined {
   if (reference) return reference;
+  const yup = loadYup();
+  if (!yup) return undefined;
+  const { boolean, number, object, string } = yup;
   const rule = (type: ScalarType, s: unknown, param: string | undefined, make: KnownRule['make']): KnownRule => {
     const test = lastTest(s);
     return { type, name: test.OPTIONS?.name ?? '', source: ruleSource(test), param, make };
@@ -97,20 +117,19 @@ function references(): NonNullable<typeof reference> {
 }
 
 /** The type, null, undefined, oneOf and notOneOf checks every schema carries are yup's own. */
-const builtInInternals = (schema: YupSchema): boolean =>
-  Object.entries(schema.internalTests).every(([key, test]) => !test || ruleSource(test) === references().internal[key]);
+const builtInInternals = (schema: YupSchema, ref: References): boolean =>
+  Object.entries(schema.internalTests).every(([key, test]) => !test || ruleSource(test) === ref.internal[key]);
 
 const isRef = (item: unknown): boolean => typeof item === 'object' && item !== null && (item as { __isYupRef?: boolean }).__isYupRef === true;
 
 /** The checks a present value must pass, or undefined when a rule is not recognized. */
-function fieldCheck(schema: YupSchema): ((value: unknown, present: boolean) => boolean) | undefined {
-  const ref = references();
+function fieldCheck(schema: YupSchema, ref: References): ((value: unknown, present: boolean) => boolean) | undefined {
   const type = schema.type as ScalarType;
   if (!(type in ref.transform) || Object.getPrototypeOf(schema) !== ref.prototypes[type]) return undefined;
   if (schema.conditions.length > 0 || schema.spec.strip || schema.spec.default !== undefined) return undefined;
   // Only yup's own coercion, which leaves a value of the right type (or null) as it is.
   if (schema.transforms.length !== 1 || source(schema.transforms[0]) !== ref.transform[type]) return undefined;
-  if (!builtInInternals(schema)) return undefined;
+  if (!builtInInternals(schema, ref)) return undefined;
   const whitelist = schema.internalTests.whiteList ? schema._whitelist : undefined;
   const blacklist = schema.internalTests.blacklist ? schema._blacklist : undefined;
   for (const set of [whitelist, blacklist]) if (set && [...set].some(isRef)) return undefined;
@@ -136,14 +155,15 @@ function fieldCheck(schema: YupSchema): ((value: unknown, present: boolean) => b
 
 function compile(schema: YupSchema): QuickCheck | undefined {
   const ref = references();
+  if (!ref) return undefined;
   if (schema.type !== 'object' || Object.getPrototypeOf(schema) !== ref.prototypes.object || !schema.fields) return undefined;
   if (schema.conditions.length > 0 || schema.transforms.length > 0 || schema.spec.noUnknown) return undefined;
-  if (schema.internalTests.whiteList || schema.internalTests.blacklist || !builtInInternals(schema)) return undefined;
+  if (schema.internalTests.whiteList || schema.internalTests.blacklist || !builtInInternals(schema, ref)) return undefined;
   // `noUnknown(false)` leaves a test that always passes; any other object-level test is unknown.
   if (!schema.tests.every((test) => test.OPTIONS?.name === 'noUnknown' && ruleSource(test) === ref.noUnknown)) return undefined;
   const fields: Array<[string, (value: unknown, present: boolean) => boolean]> = [];
   for (const [name, field] of Object.entries(schema.fields)) {
-    const check = typeof field === 'object' && field !== null ? fieldCheck(field as YupSchema) : undefined;
+    const check = typeof field === 'object' && field !== null ? fieldCheck(field as YupSchema, ref) : undefined;
     if (!check) return undefined;
     fields.push([name, check]);
   }
