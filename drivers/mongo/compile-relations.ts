@@ -21,7 +21,7 @@ export function projection(ctx: CompileContext, model: string, fields: string[],
   const info = ctx.model(model);
   const project: Document = { _id: 1 };
   for (const f of fields) project[storedPath(info, f)] = 1;
-  for (const r of relations) project[r.name] = 1;
+  for (const r of relations) project[r.as ?? r.name] = 1;
   for (const p of extra) project[p] = 1;
   return project;
 }
@@ -52,18 +52,22 @@ function compileLoad(load: RelationLoad, model: string, ctx: CompileContext): { 
   const narrow = compileFilterStages(load.filter, target, ctx);
   const project = { $project: projection(ctx, target, fields, children.relations) };
   const shape: Shape = { fields, relations: children.relations };
+  // a ref path `writer` is both the key field and the relation: the lookup must not overwrite the key
+  // (a cursor or a later stage may still read it), so it fills a helper field the serializer renames
+  const as = Object.prototype.hasOwnProperty.call(ctx.model(model).fields, load.name) ? ctx.alias('r') : load.name;
+  const named = as === load.name ? { name: load.name } : { name: load.name, as };
   switch (rel.kind) {
     case 'belongsTo':
       return {
-        stage: relationLookup(ctx, model, rel, [...narrow, { $limit: 1 }, ...children.stages, project], load.name),
-        shape: { name: load.name, many: false, pivot: null, shape },
+        stage: relationLookup(ctx, model, rel, [...narrow, { $limit: 1 }, ...children.stages, project], as),
+        shape: { ...named, many: false, pivot: null, shape },
       };
     case 'hasOne':
     case 'hasMany': {
       const first = rel.kind === 'hasOne' ? [{ $limit: 1 }] : [];
       return {
-        stage: relationLookup(ctx, model, rel, [...narrow, { $sort: { _id: 1 } }, ...first, ...children.stages, project], load.name),
-        shape: { name: load.name, many: rel.kind === 'hasMany', pivot: null, shape },
+        stage: relationLookup(ctx, model, rel, [...narrow, { $sort: { _id: 1 } }, ...first, ...children.stages, project], as),
+        shape: { ...named, many: rel.kind === 'hasMany', pivot: null, shape },
       };
     }
     case 'belongsToMany': {
@@ -73,8 +77,8 @@ function compileLoad(load: RelationLoad, model: string, ctx: CompileContext): { 
       const pivotDoc = Object.fromEntries(keys.map((k) => [k, `$${k}`]));
       const attach = [{ $sort: { '__t._id': 1 } }, { $replaceWith: { $mergeObjects: ['$__t', { pivot: pivotDoc }] } }];
       return {
-        stage: pivotLookup(ctx, model, rel, attach, [...narrow, ...children.stages, project], load.name),
-        shape: { name: load.name, many: true, pivot: keys, shape },
+        stage: pivotLookup(ctx, model, rel, attach, [...narrow, ...children.stages, project], as),
+        shape: { ...named, many: true, pivot: keys, shape },
       };
     }
   }

@@ -1,4 +1,5 @@
 import type { Model, Schema } from 'mongoose';
+import { DeclarationError } from '../../lib/resource/check-declaration';
 import { mergeDeclaredRelation } from '../../lib/resource/merge-relation';
 import type { DescribedModel } from '../../lib/driver';
 import type { ModelDeclaration } from '../../lib/resource/relation-declaration';
@@ -58,24 +59,42 @@ export function describeMongooseModel(declaration: ModelDeclaration, modelNameOf
     id: { name: 'id', type: 'id', idType: 'objectId', writeOnly: false, nullable: false },
   };
   const derived: Record<string, RelationInfo> = {};
+  /** Why a ref did not become a relation, by relation name (for the RELATIONS error). */
+  const unresolved: Record<string, string> = {};
+  const conventional: Array<[string, RelationInfo]> = [];
   for (const [name, path] of Object.entries(schema.paths)) {
     if (name === '_id' || name === '__v' || name.includes('.')) continue;
     const type = typeOf(path);
     const info: FieldInfo = { name, type, writeOnly: writeOnly.has(name), nullable: !path.isRequired };
     if (type === 'id') info.idType = 'objectId';
+    const item = type === 'array' ? (path.embeddedSchemaType ?? path.caster) : undefined;
     if (type === 'array') {
-      const item = path.embeddedSchemaType ?? path.caster;
       info.itemType = item ? typeOf(item) : 'string';
       if (info.itemType === 'id') info.idType = 'objectId';
     }
     fields[name] = info;
     const ref = refName(path.options?.ref);
-    const target = ref ? modelNameOf(ref) : undefined;
-    if (type === 'id' && target && name.endsWith('_id') && name.length > 3) {
-      const relName = name.slice(0, -3);
-      derived[relName] = { name: relName, kind: 'belongsTo', target, foreignKey: name, onDelete: onDeleteOf(path.options?.onDelete) };
+    if (type === 'id' && ref) {
+      const target = modelNameOf(ref);
+      const rel: RelationInfo | null = target ? { name, kind: 'belongsTo', target, foreignKey: name, onDelete: onDeleteOf(path.options?.onDelete) } : null;
+      if (name.endsWith('_id') && name.length > 3) {
+        // `writer_id` with ref: relation `writer` (the key stays its own field), unless a `writer` ref path exists
+        const relName = name.slice(0, -3);
+        if (rel) conventional.push([relName, { ...rel, name: relName }]);
+        else unresolved[relName] ??= `the path ${name} refers to mongoose model ${ref}, which is not registered as a resource`;
+      } else if (rel) {
+        // `writer` with ref: relation `writer` whose key is the `writer` field itself (the populate convention)
+        derived[name] = rel;
+      } else {
+        unresolved[name] = `the path ${name} refers to mongoose model ${ref}, which is not registered as a resource`;
+      }
+    }
+    const itemRef = item ? refName(item.options?.ref) : undefined;
+    if (itemRef) {
+      unresolved[name] = `the path ${name} is an array of refs to ${itemRef}; an array of ids is not a relation (store the links in a pivot collection and declare relations.${name}: {kind: 'belongsToMany', target, pivot: {table, parentKey, relatedKey}})`;
     }
   }
+  for (const [relName, rel] of conventional) if (!derived[relName]) derived[relName] = rel;
   for (const [name, virtual] of Object.entries(schema.virtuals ?? {})) {
     const rel = virtualRelation(name, virtual, modelNameOf);
     if (rel) derived[name] = rel;
@@ -84,7 +103,15 @@ export function describeMongooseModel(declaration: ModelDeclaration, modelNameOf
 
   const allowed = new Set(declaration.RELATIONS ?? []);
   for (const name of allowed) {
-    if (!derived[name]) throw new Error(`Resource ${declaration.MODEL}: relation ${name} in RELATIONS is neither a mongoose ref/virtual nor declared.`);
+    if (derived[name]) continue;
+    const why = unresolved[name] ? ` Here ${unresolved[name]}.` : '';
+    throw new DeclarationError(
+      declaration.MODEL,
+      'RELATIONS',
+      `relation "${name}" cannot be resolved.${why} On a mongoose model a relation comes from: a belongs-to ObjectId path with ref: '<Model>', named "${name}" (relation and key share the name, as with populate) or "${name}_id"; ` +
+        `a virtual with ref, localField and foreignField (has-one/has-many); the referenced model must be registered as a resource. ` +
+        `Otherwise declare it: relations: {${name}: {kind, target, foreignKey | pivot}}. Relations found on this model: ${Object.keys(derived).join(', ') || 'none'}.`,
+    );
   }
   const relations: Record<string, RelationInfo> = {};
   const hiddenRelations: Record<string, RelationInfo> = {};

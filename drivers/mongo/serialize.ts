@@ -30,7 +30,7 @@ export function serialize(doc: Doc, shape: Shape, pivot: string[] | null = null)
   const row: Row = {};
   for (const f of shape.fields) row[f] = outputValue(f === 'id' ? doc._id : doc[f]);
   for (const rel of shape.relations) {
-    const raw = doc[rel.name];
+    const raw = doc[rel.as ?? rel.name];
     const list = Array.isArray(raw) ? (raw as Doc[]) : [];
     row[rel.name] = rel.many ? list.map((d) => serialize(d, rel.shape, rel.pivot)) : list[0] ? serialize(list[0], rel.shape, rel.pivot) : null;
   }

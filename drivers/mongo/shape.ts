@@ -7,6 +7,8 @@ export interface Shape {
 
 export interface RelationShape {
   name: string;
+  /** The document key the `$lookup` fills, when it is not `name` (the relation shares its name with its key field). */
+  as?: string;
   many: boolean;
   /** belongsToMany: keys of the `pivot` object each related record carries. */
   pivot: string[] | null;

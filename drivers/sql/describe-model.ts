@@ -1,4 +1,5 @@
 import type { ModelStatic, Model } from 'sequelize';
+import { DeclarationError } from '../../lib/resource/check-declaration';
 import { mergeDeclaredRelation } from '../../lib/resource/merge-relation';
 import type { DescribedModel } from '../../lib/driver';
 import type { ModelDeclaration } from '../../lib/resource/relation-declaration';
@@ -105,9 +106,14 @@ export function describeSequelizeModel(
   }
 
   const derived: Record<string, RelationInfo> = {};
+  /** Associations whose target is not a resource, by alias (for the RELATIONS error). */
+  const unexposed: Record<string, string> = {};
   for (const assoc of associations) {
     const target = modelNameOf(assoc.target.name);
-    if (!target) continue; // a model the app does not expose
+    if (!target) {
+      unexposed[assoc.as] = assoc.target.name; // a model the app does not expose
+      continue;
+    }
     const rel = relationOf(assoc, target, attrs);
     if (rel) derived[rel.name] = rel;
   }
@@ -117,7 +123,15 @@ export function describeSequelizeModel(
   const relations: Record<string, RelationInfo> = {};
   const hiddenRelations: Record<string, RelationInfo> = {};
   for (const name of allowed) {
-    if (!derived[name]) throw new Error(`Resource ${declaration.MODEL}: relation ${name} in RELATIONS is neither a Sequelize association nor declared.`);
+    if (derived[name]) continue;
+    const why = unexposed[name] ? ` Here the association ${name} targets Sequelize model ${unexposed[name]}, which is not registered as a resource.` : '';
+    throw new DeclarationError(
+      declaration.MODEL,
+      'RELATIONS',
+      `relation "${name}" cannot be resolved.${why} On a Sequelize model, associations are detected (belongsTo, hasOne, hasMany, belongsToMany through a model), each named by its alias \`as\`; ` +
+        `the target model must be registered as a resource. Otherwise declare it: relations: {${name}: {kind, target, foreignKey | pivot}} (a belongs-to then defaults to the key ${name}_id). ` +
+        `Relations found on this model: ${Object.keys(derived).join(', ') || 'none'}.`,
+    );
   }
   for (const [name, rel] of Object.entries(derived)) (allowed.has(name) ? relations : hiddenRelations)[name] = rel;
 
