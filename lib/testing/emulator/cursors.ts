@@ -1,5 +1,6 @@
-import { calculateObjectSize, Long } from 'bson';
+import { Long } from 'bson';
 import { CommandError } from './errors';
+import { checkDocumentSize } from './reply-size';
 import type { Doc } from './values';
 
 /** Stay under the 16 MiB reply limit like the server does when no batchSize is given. */
@@ -34,7 +35,8 @@ export class CursorRegistry {
       const doc = c.ahead ?? this.pull(c);
       c.ahead = undefined;
       if (doc === undefined) break;
-      bytes += calculateObjectSize(doc);
+      // a result document over the BSON limit fails the command, as on the server (never the host)
+      bytes += checkDocumentSize(doc);
       if (out.length > 0 && bytes > MAX_BATCH_BYTES) {
         c.ahead = doc;
         break;

@@ -48,6 +48,7 @@ export const Codes = {
   OperationNotSupportedInTransaction: 263,
   NotARetryableWriteCommand: 50768,
   Location50889: 50889,
+  BSONObjectTooLarge: 10334,
 } as const;
 
 export type CodeName = keyof typeof Codes;

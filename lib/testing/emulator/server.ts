@@ -3,6 +3,7 @@ import { runSlices, slices } from './chunked';
 import { commands, EmulatorState } from './commands';
 import { sessionKeyOf } from './commands/handshake';
 import { CommandError, toCommandError } from './errors';
+import { objectTooLarge } from './reply-size';
 import { stampClusterTime } from './envelope';
 import { resolveTransaction, snapshotReadAt } from './commands/transactions';
 import { HeldByTransaction, Scope, type Transaction } from './transactions';
@@ -83,6 +84,13 @@ function runWhole(state: EmulatorState, request: Request, connectionId: number):
   })();
 }
 
+/** The error reply for a reply that could not be sent: BSON's size errors are MongoDB's BSONObjectTooLarge. */
+function replyFailure(err: unknown): Doc {
+  const message = err instanceof Error ? err.message : String(err);
+  if (err instanceof RangeError || /larger than the maximum size|out of range|BSONObj size/i.test(message)) return objectTooLarge(null).toReply();
+  return new CommandError('InternalError', `reply could not be encoded: ${message}`).toReply();
+}
+
 /** True when `txn` ended within `ms`. */
 function waitFor(txn: Transaction, ms: number): Promise<boolean> {
   if (!Number.isFinite(ms)) return txn.ended().then(() => true);
@@ -139,21 +147,44 @@ export async function listen(state: EmulatorState): Promise<RunningServer> {
           socket.destroy();
           return;
         }
-        const result = run(state, request, connectionId);
+        let result: Doc | Promise<Doc>;
+        try {
+          result = run(state, request, connectionId);
+        } catch (err) {
+          result = toCommandError(err).toReply();
+        }
         if (result instanceof Promise) {
           waiting = true;
-          void result.then((reply) => {
-            waiting = false;
-            if (socket.destroyed) return;
-            respond(request, reply);
-            pump();
-          });
+          void result
+            .catch((err: unknown) => toCommandError(err).toReply())
+            .then((reply) => {
+              waiting = false;
+              if (socket.destroyed) return;
+              respond(request, reply);
+              pump();
+            });
           return;
         }
         respond(request, result);
       }
     };
+    /**
+     * Sends a reply; whatever fails on the way (a reply BSON cannot encode...) is answered as a
+     * command error on this request, never thrown into the host process.
+     */
     const respond = (request: Request, reply: Doc): void => {
+      try {
+        send(request, reply);
+      } catch (err) {
+        if (socket.destroyed || request.moreToCome) return;
+        try {
+          socket.write(encodeReply(request, replyFailure(err)));
+        } catch {
+          socket.destroy();
+        }
+      }
+    };
+    const send = (request: Request, reply: Doc): void => {
       if (request.moreToCome) return; // w:0 — the client expects no answer
       stampClusterTime(state, request.command, reply);
       // Streaming monitor hello: the server answers after maxAwaitTimeMS when nothing changed;
@@ -168,7 +199,13 @@ export async function listen(state: EmulatorState): Promise<RunningServer> {
           const t = setTimeout(() => {
             timers.delete(t);
             if (socket.destroyed) return;
-            const bytes = encodeReply(request, execute(state, request, connectionId), { responseTo });
+            let bytes: Buffer;
+            try {
+              bytes = encodeReply(request, execute(state, request, connectionId), { responseTo });
+            } catch {
+              socket.destroy(); // a monitor stream that cannot go on: the driver reconnects
+              return;
+            }
             responseTo = bytes.readInt32LE(4);
             socket.write(bytes);
             next();
