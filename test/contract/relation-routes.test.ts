@@ -155,6 +155,30 @@ forEachDriver('relation routes', (ctx) => {
       expect((await req().get(`${API}/tags/${tags[3].id}`)).status).to.equal(200);
     });
 
+    it('single and bulk answer the same shape: attach {attached: ids}, detach {detached: count} (every id form; unknown ids count 0)', async () => {
+      const single = await attach(null, { tag_id: tags[0].id });
+      const bulk = await attach('bulk_attach', { tags: [tags[0].id, tags[1].id, tags[2].id] });
+      expect([single.status, bulk.status]).to.deep.equal([200, 200]);
+      expect(single.body).to.deep.equal({ attached: [tags[0].id] });
+      expect(bulk.body).to.deep.equal({ attached: [tags[1].id, tags[2].id] });
+      const detach = (body: unknown) => req().delete(`${base()}/tags/detach`).query({ _scenario: 'bulk_detach' }).send(body as object);
+      const one = await req().delete(`${base()}/tags/${tags[0].id}/detach`);
+      expect(one.status, one.text).to.equal(200);
+      expect(one.body).to.deep.equal({ detached: 1 });
+      for (const [body, count] of [[{ ids: [tags[1].id, tags[0].id] }, 1], [{ tag_ids: [tags[2].id] }, 1], [{ tags: [tags[2].id] }, 0]] as const) {
+        const res = await detach(body);
+        expect(res.status, res.text).to.equal(200);
+        expect(res.body).to.deep.equal({ detached: count });
+      }
+      // an id that exists nowhere is not attached: 0, single and bulk alike (decision 32), not a 404/207
+      const unknown = await ctx.absentId('tags');
+      const singleUnknown = await req().delete(`${base()}/tags/${unknown}/detach`);
+      expect([singleUnknown.status, singleUnknown.body]).to.deep.equal([200, { detached: 0 }]);
+      const bulkUnknown = await detach([unknown]);
+      expect([bulkUnknown.status, bulkUnknown.body]).to.deep.equal([200, { detached: 0 }]);
+      expect(await linked()).to.have.length(0);
+    });
+
     it('pivot updates: single answers the record with its pivot; not attached is a 404; bulk partial is a 207', async () => {
       await attach('bulk_attach', { tags: [tags[0].id, tags[1].id] });
       const one = await req().put(`${base()}/tags/${tags[0].id}/pivot`).send({ position: 4, note: 'ignored' });
