@@ -84,6 +84,8 @@ function validatorMessage(path: string, kind: unknown, name: unknown): string {
   return `The ${field} is invalid.`;
 }
 
+const TOO_LARGE = 'The answer is larger than MongoDB can return in one document (16 MB): load fewer or shallower relations, select fewer fields or ask for a smaller page.';
+
 /** mongoose / MongoDB errors in the API's terms; null when not a database error. */
 export function translateMongoError(error: unknown): DatabaseErrorInfo | null {
   if (!error || typeof error !== 'object') return null;
@@ -107,6 +109,11 @@ export function translateMongoError(error: unknown): DatabaseErrorInfo | null {
   // mongoose's withTransaction already retried it: what is left is a conflict the caller may retry
   if (e.codeName === 'WriteConflict' || e.code === 112) return { type: 'conflict' };
   if (e.codeName === 'MaxTimeMSExpired' || e.code === 50) return { type: 'timeout' };
+  // a result document over the BSON limit (a cursor reply, a $lookup's array, a $facet page): the
+  // request asked for too much at once, which its sender can change
+  if (e.codeName === 'BSONObjectTooLarge' || e.code === 10334 || e.code === 4568 || e.code === 4031700) {
+    return { type: 'bad_request', message: TOO_LARGE };
+  }
   if (name.startsWith('Mongo')) return { type: 'database_error' };
   return null;
 }

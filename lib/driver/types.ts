@@ -59,6 +59,8 @@ export interface DatabaseErrorInfo {
   field?: string;
   /** Field -> messages, for validation errors raised by the model layer (mongoose validators). */
   errors?: Record<string, string[]>;
+  /** The API's own words for the client when the type's usual message does not say it (never driver text). */
+  message?: string;
 }
 
 /**

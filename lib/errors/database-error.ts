@@ -2,6 +2,7 @@ import { ApiError } from './api-error';
 import type { DatabaseErrorInfo } from '../driver';
 
 function messageFor(info: DatabaseErrorInfo): string {
+  if (info.message) return info.message;
   switch (info.type) {
     case 'unique_violation':
       return `The ${info.field ?? 'value'} has already been taken.`;

@@ -32,6 +32,11 @@ describe('mongo translateError', () => {
     ['mongoose buffering time-out of a dead connection', Object.assign(new Error('Operation `things.insertOne()` buffering timed out after 10000ms'), { name: 'MongooseError' }), { type: 'connection_error' }],
     ['write conflict (after the transaction own retries)', new MongoServerError({ message: 'WriteConflict', code: 112, codeName: 'WriteConflict' }), { type: 'conflict' }],
     ['server-side time limit', new MongoServerError({ message: 'operation exceeded time limit', code: 50, codeName: 'MaxTimeMSExpired' }), { type: 'timeout' }],
+    [
+      'a result document over 16 MB (BSONObjectTooLarge)',
+      new MongoServerError({ message: 'BSONObj size: 17825800 (0x1100008) is invalid. Size must be between 0 and 16793600(16MB)', code: 10334, codeName: 'BSONObjectTooLarge' }),
+      { type: 'bad_request', message: 'The answer is larger than MongoDB can return in one document (16 MB): load fewer or shallower relations, select fewer fields or ask for a smaller page.' },
+    ],
     ['other server error', new MongoServerError({ message: 'boom', code: 2 }), { type: 'database_error' }],
     ['not a database error', new TypeError('x'), null],
     ['not an error', 'string', null],
