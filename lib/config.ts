@@ -14,6 +14,10 @@ export interface RestConfig {
   requestTimeoutMs: number;
   /** REST_MAX_TREE_NODES: most records one hierarchy answer may hold (more is a 400 asking to narrow it). */
   maxTreeNodes: number;
+  /** REST_MAX_RELATION_DEPTH: most relation segments in one eager-load path (`relations=a.b.c` is 3). */
+  maxRelationDepth: number;
+  /** REST_MAX_LOADED_RECORDS: most related records the eager loads of one answer may hold, counted at every depth (more is a 400). */
+  maxLoadedRecords: number;
   /** REST_VALIDATE_COLUMNS: check field names against the model. */
   validateColumns: boolean;
   /** REST_STRICT_COLUMNS: unknown select/orderby columns are a 400 (else dropped). */
@@ -46,6 +50,8 @@ export function configFromEnv(overrides: Partial<RestConfig> = {}): RestConfig {
     maxPageSize: envInt('REST_MAX_PAGE_SIZE', 1000),
     maxUnpaginated: envInt('REST_MAX_UNPAGINATED', 1000),
     maxTreeNodes: envInt('REST_MAX_TREE_NODES', 50_000),
+    maxRelationDepth: envInt('REST_MAX_RELATION_DEPTH', 3),
+    maxLoadedRecords: envInt('REST_MAX_LOADED_RECORDS', 10_000),
     requestTimeoutMs: envInt('REST_REQUEST_TIMEOUT_MS', 60_000),
     validateColumns: envBool('REST_VALIDATE_COLUMNS', true),
     strictColumns: envBool('REST_STRICT_COLUMNS', true),

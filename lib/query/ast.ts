@@ -70,6 +70,12 @@ export interface OrderKey {
   relations: string[];
   field: string;
   direction: Direction;
+  /**
+   * Per relation of `relations`, the records of its target the caller may see (the scopes: ownership,
+   * soft delete...); null: all. A related record outside it sorts as if absent (null), so the order
+   * never tells a value the caller may not read. Set by the query pipeline, absent before it.
+   */
+  scopes?: Array<Filter | null>;
 }
 
 export interface OffsetPage {
@@ -115,6 +121,12 @@ export interface ListQuery {
   page: Page | null;
   /** Hard cap for unpaginated reads (`/first` uses 1). */
   limit: number | null;
+  /**
+   * REST_MAX_LOADED_RECORDS: the most related records the eager loads of the answer may hold. A
+   * driver may stop loading a relation past it (the service then refuses the answer with a 400),
+   * never return fewer records silently. Absent: no bound (internal reads).
+   */
+  loadLimit?: number;
   /** `soft_delete` on the root of a soft-deletable resource: include trashed records, or only them. */
   trashed?: 'with' | 'only';
   /** Hierarchy reads: the walk that chooses the root records (see TreeWalk). */

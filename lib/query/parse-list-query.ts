@@ -96,6 +96,7 @@ export function parseListQuery(
     page,
     // without pagination one row more than the cap is read, so the envelope can say the list was cut
     limit: options.forFirst ? 1 : page ? null : config.maxUnpaginated + 1,
+    ...(relations.length > 0 ? { loadLimit: config.maxLoadedRecords } : {}),
     nested,
     ...withTrashed(params, model),
   };

@@ -83,7 +83,20 @@ function tokenize(text: string, model: ModelInfo, catalog: Catalog): Item[] {
   return items;
 }
 
+/**
+ * A path deeper than REST_MAX_RELATION_DEPTH is refused before anything is loaded: each level can
+ * multiply the answer (`products.category.products...` on 20 products is 20^levels objects).
+ */
+function checkDepth(item: Item, config: RestConfig): void {
+  if (item.steps.length <= config.maxRelationDepth) return;
+  throw new BadRequestError(
+    `Relation path "${item.path}" is ${item.steps.length} levels deep; at most ${config.maxRelationDepth} levels can be loaded (REST_MAX_RELATION_DEPTH).`,
+    PARAM,
+  );
+}
+
 function addItem(roots: Map<string, LoadNode>, item: Item, config: RestConfig): void {
+  checkDepth(item, config);
   let level = roots;
   let node: LoadNode | undefined;
   for (const step of item.steps) {

@@ -11,6 +11,7 @@ import type { Registry, ResourceEntry } from '../resource/registry';
 import { modelsTouchedByDelete } from '../resource/references';
 import type { AccessAction } from './access-policy';
 import { narrowColumns, stripHidden } from './catalog-view';
+import { checkLoadedSize } from './loaded-size';
 import { ownerFilter, ownerValue } from './ownership';
 import { checkReferences, checkWanted, normalizeReferences, type WantedReferences } from './check-references';
 import { chunkRanges, pipelinedInsert } from './pipelined-insert';
@@ -180,7 +181,8 @@ export class ResourceService {
     if (this.hooks.beforeShow) await this.hooks.beforeShow(id, ctx);
     const view = this.pipeline.viewOf(ctx);
     const options = parseReadOptions(params, view.model(this.name), view, this.config);
-    return { rawId, id, query: this.pipeline.apply({ ...byIdsQuery(this.entry.info, [id], options), ...withTrashed(params, this.entry.info) }, ctx) };
+    const loadLimit = options.relations.length > 0 ? { loadLimit: this.config.maxLoadedRecords } : {};
+    return { rawId, id, query: this.pipeline.apply({ ...byIdsQuery(this.entry.info, [id], options), ...withTrashed(params, this.entry.info), ...loadLimit }, ctx) };
   }
 
   async runShow(plan: PlannedShow, ctx: RequestContext): Promise<Row> {
@@ -602,6 +604,7 @@ export class ResourceService {
 
   /** Rows as the caller may see them: fields hidden by their read policy removed at every depth. */
   private shape(rows: Row[], query: ListQuery, ctx: RequestContext): Row[] {
+    checkLoadedSize(rows, query.relations, this.config.maxLoadedRecords);
     return stripHidden(rows, query.model, query.relations, this.pipeline.viewOf(ctx));
   }
 

@@ -37,6 +37,7 @@ describe('query: parseListQuery as a whole', () => {
       order: [{ relations: [], field: 'price', direction: 'desc' }, byId],
       page: { kind: 'offset', page: 2, size: 5 },
       limit: null,
+      loadLimit: 10000,
       nested: true,
     });
   });

@@ -68,6 +68,10 @@ const cases: Case[] = [
   { name: 'a column list on all is a 400', params: { relations: 'all:name' }, error: ['"all"'] },
   { name: 'a prototype relation name is unknown', params: { relations: 'constructor' }, error: ['Relation "constructor" is not allowed'] },
   { name: 'an empty path segment', params: { relations: 'category.' }, error: ['Invalid relation path'] },
+  { name: 'a path deeper than REST_MAX_RELATION_DEPTH (3) is a 400 naming the limit', params: { relations: 'tags.products.tags.products' }, error: ['"tags.products.tags.products" is 4 levels deep', 'REST_MAX_RELATION_DEPTH'] },
+  { name: 'a path of REST_MAX_RELATION_DEPTH levels loads', params: { relations: 'tags.products.tags:name' }, relations: [load('tags', null, [load('products', null, [load('tags', ['id', 'name'])])])] },
+  { name: 'maxRelationDepth is configurable', params: { relations: 'tags.products.tags.products:name' }, config: { maxRelationDepth: 4 }, relations: [load('tags', null, [load('products', null, [load('tags', null, [load('products', ['id', 'name'])])])])] },
+  { name: 'a deep path in a JSON array is checked too', params: { relations: '["category","tags.products.tags.products.tags"]' }, error: ['5 levels deep'] },
 ];
 
 describe('query: select and relations', () => {
