@@ -249,6 +249,8 @@ export function createRestApi(options: RestApiOptions = {}): RestApi {
       for (const service of services.values()) {
         table.add(...relationExportRoutes(service, (model) => services.get(model), { catalog: registry, config, log, templates }));
       }
+      // decision 63: in lenient mode, say at start which routes any authenticated user passes
+      auth?.warnOpenRoutes(table.all());
       const router = express.Router();
       const dispatch = buildRouter(table, [protect, ...middlewares], { beforeRespond: (ctx) => (ctx.touched.size > 0 ? cache.bump(ctx.touched) : undefined), deadlineMs: config.requestTimeoutMs });
       router.use(apiFront({ log, bodyLimit: options.bodyLimit, context: options.context }, dispatch));

@@ -11,6 +11,21 @@ import { GrantPolicy } from './grant-policy';
 import { PermissionStore, type Grants } from './permission-store';
 
 const truthy = (v: string | undefined): boolean => v !== undefined && ['1', 'true', 'yes', 'on'].includes(v.trim().toLowerCase());
+const falsy = (v: string | undefined): boolean => v !== undefined && ['0', 'false', 'no', 'off'].includes(v.trim().toLowerCase());
+
+/** Decision 63: strict unless the application says `strict: false` or PERMISSION_STRICT_MODE is a false value. */
+function strictMode(option: boolean | undefined): boolean {
+  if (option !== undefined) return option !== false;
+  return !falsy(process.env.PERMISSION_STRICT_MODE);
+}
+
+/** A generated route as the start-up check reads it (lib/http/routes.ts RouteDefinition). */
+export interface DescribedRoute {
+  name: string;
+  method: string;
+  path: string;
+  permissions?: string[];
+}
 
 /** A user as the application returned it, checked: an id, roles as strings, superuser only when `true`. */
 function checkedUser(value: unknown): AuthUser | null {
@@ -52,7 +67,7 @@ export class Authorizer {
     this.defaultGuard = options.defaultGuard ?? (this.guards.has('default') ? 'default' : [...this.guards.keys()][0]);
     this.requireGuard(this.defaultGuard, 'auth.defaultGuard');
     if (options.guard) this.requireGuard(options.guard, 'auth.guard');
-    this.strict = options.permissionMap?.strict ?? truthy(process.env.PERMISSION_STRICT_MODE);
+    this.strict = strictMode(options.permissionMap?.strict);
     this.debug = options.debug ?? truthy(process.env.APP_DEBUG);
     this.overrides = options.permissionMap?.overrides ?? {};
     this.store = options.grants ? new PermissionStore(options.grants) : null;
@@ -107,25 +122,58 @@ export class Authorizer {
     await this.options.beforeCheck?.(req, ctx);
     if (ctx.user.is_superuser === true || !this.store) return;
     const granted = requirement.permissions.map((p) => this.holds(ctx.roles, p));
-    const ok = requirement.permissions.length === 0 || (requirement.mode === 'all' ? granted.every(Boolean) : granted.some(Boolean));
-    if (!ok) {
+    if (!satisfied(requirement, granted)) {
       const missing = requirement.permissions.filter((_, i) => !granted[i]);
       throw new ForbiddenError((requirement.mode === 'all' ? missing : requirement.permissions).join('|'), this.debug);
     }
   }
 
-  /** One permission against the grants: a permission no role holds passes unless strict (spec: permission map). */
-  private holds(roles: readonly string[], permission: string): boolean {
+  /**
+   * Decision 63, lenient mode only: the generated routes a caller holding no role at all passes
+   * (their permission is named by no grant), logged once at start as a warning. Public routes
+   * (`auth.routes[name] = false`, `protectRoutes: false`) are not in the list: they need no user.
+   */
+  openRoutes(routes: readonly DescribedRoute[]): Array<{ route: DescribedRoute; permissions: string[] }> {
+    if (!this.store || this.strict || this.options.protectRoutes === false) return [];
+    const open: Array<{ route: DescribedRoute; permissions: string[] }> = [];
+    for (const route of routes) {
+      const override = this.options.routes?.[route.name];
+      if (override === false) continue;
+      const requirement = derivePermission({ name: route.name, namedPermissions: route.permissions, httpMethod: route.method, path: route.path }, override, this.overrides);
+      if (satisfied(requirement, requirement.permissions.map((p) => !this.known(p)))) open.push({ route, permissions: requirement.permissions.filter((p) => !this.known(p)) });
+    }
+    return open;
+  }
+
+  /** Logs `openRoutes` (lenient mode): every route open to any authenticated user, with the permission no grant names. */
+  warnOpenRoutes(routes: readonly DescribedRoute[]): void {
+    const open = this.openRoutes(routes);
+    if (open.length === 0) return;
+    const lines = open.map(({ route, permissions }) => `${route.method.toUpperCase()} ${route.path} (${route.name}: ${permissions.join(', ') || 'no permission'})`);
+    this.log.app.warn(
+      `permissions are not strict (permissionMap.strict false / PERMISSION_STRICT_MODE=false): ${open.length} route(s) need a permission no grant names and are open to any authenticated user: ${lines.join('; ')}`,
+      { openRoutes: open.map(({ route, permissions }) => ({ name: route.name, method: route.method.toUpperCase(), path: route.path, permissions })) },
+    );
+  }
+
+  /** True when some grant names the permission's resource and action (the spec's "exists in the permission cache"). */
+  private known(permission: string): boolean {
     const target = permissionTarget(permission);
     const resource = target ? this.grantResource(target.resource) : null;
-    if (!target || !resource || !this.store!.exists(resource, target.action)) {
+    return target !== null && resource !== null && this.store!.exists(resource, target.action);
+  }
+
+  /** One permission against the grants: a permission no grant names is denied unless lenient (decision 63). */
+  private holds(roles: readonly string[], permission: string): boolean {
+    if (!this.known(permission)) {
       if (!this.warned.has(permission)) {
         this.warned.add(permission);
-        this.log.app.warn(`permission "${permission}" is not in the grants: ${this.strict ? 'denied (strict mode)' : 'not enforced (set PERMISSION_STRICT_MODE=true to deny)'}`);
+        this.log.app.warn(`permission "${permission}" is not in the grants: ${this.strict ? 'denied (strict mode; only a superuser passes)' : 'not enforced (lenient mode: set PERMISSION_STRICT_MODE=true or drop permissionMap.strict=false to deny)'}`);
       }
       return !this.strict;
     }
-    return this.store!.possession(roles, resource, target.action) !== null;
+    const target = permissionTarget(permission)!;
+    return this.store!.possession(roles, this.grantResource(target.resource), target.action) !== null;
   }
 
   /** The grants' name of a permission's resource: as written, a registered resource's MODEL, or a plural (`report` -> `reports`). */
@@ -137,6 +185,11 @@ export class Authorizer {
     const plurals = [`${name}s`, `${name}es`, name.endsWith('y') ? `${name.slice(0, -1)}ies` : null];
     return plurals.find((p): p is string => p !== null && store.hasResource(p)) ?? alias;
   }
+}
+
+/** Whether a requirement passes given which of its permissions are held. */
+function satisfied(requirement: Requirement, granted: boolean[]): boolean {
+  return requirement.permissions.length === 0 || (requirement.mode === 'all' ? granted.every(Boolean) : granted.some(Boolean));
 }
 
 /** The request's context, created when an application route is authorized outside the API router. */

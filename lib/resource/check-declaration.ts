@@ -1,3 +1,4 @@
+import { checkGrantableRoles, DEFAULT_ROLES_FIELD } from '../auth/grantable-roles';
 import type { ResourceDeclaration } from './declaration';
 import type { ModelInfo } from './model-info';
 
@@ -22,6 +23,8 @@ export function checkDeclarationShape(decl: ResourceDeclaration): void {
   if (typeof decl.MODEL !== 'string' || decl.MODEL === '') throw new DeclarationError(who, 'MODEL', 'give the model identifier, e.g. MODEL: "product".');
   if (!decl.model) throw new DeclarationError(who, 'model', 'pass the mongoose model or Sequelize model class.');
   if (!Array.isArray(decl.fillable)) throw new DeclarationError(who, 'fillable', 'list the writable fields, e.g. fillable: ["name"] (an empty list for a read-only resource).');
+  const grantable = checkGrantableRoles(decl.grantableRoles);
+  if (grantable) throw new DeclarationError(who, 'grantableRoles', grantable);
   for (const [name, rel] of Object.entries(decl.relations ?? {})) {
     if (!KINDS.includes(rel.kind)) throw new DeclarationError(who, `relations.${name}.kind`, `"${String(rel.kind)}" is not a relation kind; use one of ${KINDS.join(', ')}.`);
     if (rel.onDelete !== undefined && !ON_DELETE.includes(rel.onDelete)) {
@@ -58,6 +61,7 @@ export function checkDeclarationFields(
   check('fillable', decl.fillable);
   check('writeOnly', decl.writeOnly ?? []);
   for (const [role, names] of Object.entries(decl.fieldsByRole ?? {})) check(`fieldsByRole.${role}`, names);
+  if (decl.grantableRoles) check('rolesField', [decl.rolesField ?? DEFAULT_ROLES_FIELD]);
   if (decl.HIERARCHY_FIELD_ID !== undefined && !Object.prototype.hasOwnProperty.call(info.fields, decl.HIERARCHY_FIELD_ID)) {
     throw new DeclarationError(who, 'HIERARCHY_FIELD_ID', `"${decl.HIERARCHY_FIELD_ID}" is not a field of the model; name its self-referencing parent key (fields: ${fields}).`);
   }

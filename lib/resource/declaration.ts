@@ -1,10 +1,11 @@
-import type { AnyObject, ObjectSchema } from 'yup';
 import type { ResourceCacheSettings } from '../cache/settings';
 import type { Driver } from '../driver';
 import type { ResourceHooks } from '../service/hooks';
 import type { ModelDeclaration } from './relation-declaration';
+import type { YupLikeSchema } from './yup-like';
 
 export type { ModelDeclaration, RelationDeclaration } from './relation-declaration';
+export type { YupLikeSchema } from './yup-like';
 
 /** Everything an application says about one resource. */
 export interface ResourceDeclaration<M = unknown> extends ModelDeclaration<M> {
@@ -14,6 +15,14 @@ export interface ResourceDeclaration<M = unknown> extends ModelDeclaration<M> {
   fillable: string[];
   /** Fields writable only by users holding the role. */
   fieldsByRole?: Record<string, string[]>;
+  /**
+   * Which role names each role may write into the roles field (`rolesField`), e.g.
+   * `{admin: ['viewer', 'editor', 'admin']}`: another name is a 422 naming the field; a superuser
+   * writes any (decision 68). Checked on create, update and every bulk write.
+   */
+  grantableRoles?: Record<string, string[]>;
+  /** The field `grantableRoles` guards (default `roles`). */
+  rolesField?: string;
   /**
    * Soft delete: destroy sets this field (true: `deleted_at`) instead of removing the record;
    * trashed records are hidden everywhere unless a request asks for them. Derived from a
@@ -29,8 +38,8 @@ export interface ResourceDeclaration<M = unknown> extends ModelDeclaration<M> {
   HIERARCHY_FIELD_ID?: string;
   /** yup schemas: `create` for store and /validate, `update` for update and updateMultiple. */
   validation?: {
-    create?: ObjectSchema<AnyObject>;
-    update?: ObjectSchema<AnyObject>;
+    create?: YupLikeSchema;
+    update?: YupLikeSchema;
   };
   /** Application logic around each operation, with the request context (README "Hooks"). */
   hooks?: ResourceHooks;

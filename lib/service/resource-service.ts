@@ -10,6 +10,7 @@ import { allOf } from '../query/walk';
 import type { Registry, ResourceEntry } from '../resource/registry';
 import { modelsTouchedByDelete } from '../resource/references';
 import type { AccessAction } from './access-policy';
+import { rolesRule, type RolesRule } from '../auth/grantable-roles';
 import { narrowColumns, stripHidden } from './catalog-view';
 import { checkLoadedSize } from './loaded-size';
 import { ownerFilter, ownerValue } from './ownership';
@@ -67,6 +68,8 @@ interface WriteRules {
   prohibited: ReadonlySet<string>;
   /** Owner and forced values, set whatever the body says. */
   stamped: Record<string, unknown>;
+  /** grantableRoles: the role names the caller may write into the roles field (null: unchecked). */
+  roles: RolesRule | null;
 }
 
 export interface WriteResult {
@@ -516,6 +519,7 @@ export class ResourceService {
       schema: mode === 'create' ? declaration.validation?.create : declaration.validation?.update,
       prohibited: this.pipeline.policy.prohibitedFields(info, ctx),
       stamped: { ...this.ownerStamp(mode, ctx), ...forced },
+      roles: rolesRule(declaration.grantableRoles, declaration.rolesField, ctx),
     };
   }
 
@@ -538,6 +542,11 @@ export class ResourceService {
       const at = prefix(index);
       // fieldsByRole: each field the caller's roles may not write is an error of its own (decision 39)
       if (rules.prohibited.size > 0) for (const field of Object.keys(raw)) if (rules.prohibited.has(field)) addError(errors, `${at}${field}`, `The ${field} field is prohibited.`);
+      // grantableRoles: a role name the caller may not grant is an error of the roles field (decision 68)
+      if (rules.roles && Object.prototype.hasOwnProperty.call(raw, rules.roles.field) && !rules.prohibited.has(rules.roles.field)) {
+        const refused = rules.roles.check(raw[rules.roles.field]);
+        if (refused) addError(errors, `${at}${rules.roles.field}`, refused);
+      }
       const attributes = stamp(pickFillable(raw, info.fillable), rules.stamped);
       // the types as sent, before a schema's casts could turn `[1]` into 1
       checkValues(info, attributes, at, errors);

@@ -67,8 +67,10 @@ describe('permission middleware (api.authorize)', () => {
     const { app } = appWith({ debug: true });
     const denied = await request(app).post('/reports').set('x-user', 'reader');
     expect(denied.body.message).to.equal('Forbidden: report.create');
-    // no role holds a delete grant on reports: not enforced unless strict (the spec's permission-map rule)
-    expect((await request(app).delete('/reports/1').set('x-user', 'writer')).status).to.equal(200);
+    // no role holds a delete grant on reports: denied by default (decision 63), naming it
+    const unnamed = await request(app).delete('/reports/1').set('x-user', 'writer');
+    expect(unnamed.status).to.equal(403);
+    expect(unnamed.body.message).to.equal('Forbidden: report.delete');
   });
 
   it('mode all needs every permission, any needs one', async () => {
@@ -88,7 +90,9 @@ describe('permission middleware (api.authorize)', () => {
     expect((await request(app).get('/reports/1').set('x-session', 'reader')).status).to.equal(401);
     expect((await request(app).get('/session/reports').set('x-session', 'reader')).status).to.equal(200);
     expect((await request(app).get('/session/reports').set('x-user', 'reader')).status).to.equal(401);
-    expect((await request(app).get('/by-param').set('x-session', 'reader')).status).to.equal(200);
+    // the session guard found the user (no 401); `by-param.view` is named by no grant: 403 by default, 200 when lenient
+    expect((await request(app).get('/by-param').set('x-session', 'reader')).status).to.equal(403);
+    expect((await request(appWith({ permissionMap: { strict: false } }).app).get('/by-param').set('x-session', 'reader')).status).to.equal(200);
     expect(() => appWith().api.authorize('nope')).to.throw(/no guard named "nope"/);
   });
 
@@ -98,11 +102,27 @@ describe('permission middleware (api.authorize)', () => {
     expect((await request(app).get('/controller').set('x-user', 'reader')).body.message).to.equal('Forbidden: report.create');
   });
 
-  it('a permission no grant mentions passes unless strict (PERMISSION_STRICT_MODE)', async () => {
-    expect((await request(appWith().app).get('/unknown').set('x-user', 'reader')).status).to.equal(200);
-    const strict = appWith({ permissionMap: { strict: true } }).app;
+  it('a permission no grant mentions is denied by default; strict: false or PERMISSION_STRICT_MODE=false lets it pass (decision 63)', async () => {
+    const strict = appWith().app;
     expect((await request(strict).get('/unknown').set('x-user', 'reader')).status).to.equal(403);
     expect((await request(strict).get('/reports/1').set('x-user', 'reader')).status).to.equal(200);
+    expect((await request(appWith({ permissionMap: { strict: true } }).app).get('/unknown').set('x-user', 'reader')).status).to.equal(403);
+    const lenient = appWith({ permissionMap: { strict: false } }).app;
+    expect((await request(lenient).get('/unknown').set('x-user', 'reader')).status).to.equal(200);
+    // lenient: a grant that exists is still enforced
+    expect((await request(lenient).post('/reports').set('x-user', 'reader')).status).to.equal(403);
+    const saved = process.env.PERMISSION_STRICT_MODE;
+    try {
+      process.env.PERMISSION_STRICT_MODE = 'false';
+      expect((await request(appWith().app).get('/unknown').set('x-user', 'reader')).status).to.equal(200);
+      // the option wins over the environment
+      expect((await request(appWith({ permissionMap: { strict: true } }).app).get('/unknown').set('x-user', 'reader')).status).to.equal(403);
+      process.env.PERMISSION_STRICT_MODE = 'true';
+      expect((await request(appWith().app).get('/unknown').set('x-user', 'reader')).status).to.equal(403);
+    } finally {
+      if (saved === undefined) delete process.env.PERMISSION_STRICT_MODE;
+      else process.env.PERMISSION_STRICT_MODE = saved;
+    }
   });
 
   it('a superuser bypasses every check; unknown role names grant nothing', async () => {
