@@ -1,5 +1,5 @@
 export { createRestApi, type RestApi, type RestApiOptions, type RegisterOptions, type AuthorizeOptions } from './api';
-export type { ResourceDeclaration, RelationDeclaration, ModelDeclaration } from './resource/declaration';
+export type { ResourceDeclaration, RelationDeclaration, ModelDeclaration, YupLikeSchema } from './resource/declaration';
 export type { ModelInfo, FieldInfo, RelationInfo, Catalog } from './resource/model-info';
 export type { Driver, Row, Id, DriverFactory } from './driver';
 export { registerDriver } from './driver';
@@ -14,7 +14,7 @@ export { QueryPipeline, type ScopeProvider, type QueryTransform } from './servic
 export type { Filter, ListQuery, Condition, Scalar, Operator } from './query/ast';
 export { allOf, equalities } from './query/walk';
 export { configFromEnv, type RestConfig } from './config';
-export type { PdfTemplate } from './export/pdf-templates';
+export type { PdfTemplate, PdfDocument, PdfTextOptions } from './export/pdf-templates';
 export type { AuthOptions, Authenticate } from './auth/auth-options';
 export type { AuthorizeOverride, PermissionMode } from './auth/derive-permission';
 export { derivePermission, type Requirement, type RouteFacts } from './auth/derive-permission';

@@ -1,11 +1,18 @@
+import type { PdfDocument } from './pdf-document';
 
-/** How a PDF template draws an export: the document is created and streamed by the library. */
-export interface PdfTemplate {
+export type { PdfDocument, PdfTextOptions } from './pdf-document';
+
+/**
+ * How a PDF template draws an export: the document (pdfkit's) is created and streamed by the
+ * library. `Doc` is how the template types it: the part of pdfkit the package describes by
+ * default, `PDFKit.PDFDocument` with @types/pdfkit for the whole API.
+ */
+export interface PdfTemplate<Doc extends PdfDocument = PdfDocument> {
   /** Landscape pages for this many columns (default: more than 6). */
   landscape?(columnCount: number): boolean;
-  begin(doc: PDFKit.PDFDocument, headers: string[]): void;
-  row(doc: PDFKit.PDFDocument, cells: string[]): void;
-  end?(doc: PDFKit.PDFDocument, rowCount: number): void;
+  begin(doc: Doc, headers: string[]): void;
+  row(doc: Doc, cells: string[]): void;
+  end?(doc: Doc, rowCount: number): void;
 }
 
 /**
@@ -19,7 +26,7 @@ export function tableTemplate(): PdfTemplate {
   const pad = 3;
   const font = 8;
 
-  const footer = (doc: PDFKit.PDFDocument): void => {
+  const footer = (doc: PdfDocument): void => {
     page += 1;
     const { bottom, left } = doc.page.margins;
     const y = doc.page.height - bottom + 12;
@@ -30,7 +37,7 @@ export function tableTemplate(): PdfTemplate {
     doc.fillColor('black');
   };
 
-  const drawRow = (doc: PDFKit.PDFDocument, cells: string[], bold: boolean, shade: boolean): void => {
+  const drawRow = (doc: PdfDocument, cells: string[], bold: boolean, shade: boolean): void => {
     doc.font(bold ? 'Helvetica-Bold' : 'Helvetica').fontSize(font);
     const heights = cells.map((text, i) => doc.heightOfString(text, { width: widths[i] - pad * 2 }));
     const height = Math.max(font + 2, ...heights) + pad * 2;

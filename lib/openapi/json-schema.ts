@@ -1,5 +1,6 @@
-import type { AnySchema, ObjectSchema, SchemaDescription } from 'yup';
+import type { SchemaDescription } from 'yup';
 import type { FieldInfo, FieldType, ModelInfo } from '../resource/model-info';
+import type { YupLikeSchema } from '../resource/yup-like';
 
 export type JsonSchema = Record<string, unknown>;
 
@@ -56,7 +57,7 @@ function describedField(description: SchemaDescription, fallback: JsonSchema | u
  * A write body: the fillable fields, typed from the model, refined by the resource's yup schema
  * (required fields, bounds, enums) through yup's `describe()`.
  */
-export function writeSchema(model: ModelInfo, schema: ObjectSchema<Record<string, unknown>> | AnySchema | undefined, hidden: ReadonlySet<string> = new Set()): JsonSchema {
+export function writeSchema(model: ModelInfo, schema: YupLikeSchema | undefined, hidden: ReadonlySet<string> = new Set()): JsonSchema {
   const described = schema ? (schema.describe() as { fields?: Record<string, SchemaDescription> }) : {};
   const properties: Record<string, JsonSchema> = {};
   const required: string[] = [];

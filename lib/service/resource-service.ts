@@ -516,7 +516,8 @@ export class ResourceService {
   private writeRules(mode: 'create' | 'update', ctx: RequestContext, forced: Record<string, unknown>): WriteRules {
     const { info, declaration } = this.entry;
     return {
-      schema: mode === 'create' ? declaration.validation?.create : declaration.validation?.update,
+      // yup's own schema behind the published structural type (YupLikeSchema)
+      schema: (mode === 'create' ? declaration.validation?.create : declaration.validation?.update) as ObjectSchema<AnyObject> | undefined,
       prohibited: this.pipeline.policy.prohibitedFields(info, ctx),
       stamped: { ...this.ownerStamp(mode, ctx), ...forced },
       roles: rolesRule(declaration.grantableRoles, declaration.rolesField, ctx),
