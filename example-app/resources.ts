@@ -118,6 +118,8 @@ export function exampleResources(models: MongoModels | SqlModels, driver: Driver
       owner: 'id',
       // no user holds a role named superuser: only a superuser (who bypasses field rules) can make another
       fieldsByRole: { admin: ['roles'], superuser: ['is_superuser'] },
+      // decision 68: an admin grants the four roles of the shop; only a superuser grants anything else
+      grantableRoles: { admin: ['viewer', 'customer', 'editor', 'admin'] },
       validation: user,
       hooks: userHooks,
     },

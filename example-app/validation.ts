@@ -56,12 +56,20 @@ function flag(field: string, mode: Mode): Schema {
   return presence(boolean().typeError(`The ${label(field)} field must be true or false.`), field, mode, {});
 }
 
-function stringList(field: string, mode: Mode): Schema {
+function stringList(field: string, mode: Mode, oneOf?: readonly string[]): Schema {
   const msg = `The ${label(field)} must contain only strings.`;
   const item = string().strict().typeError(msg).nonNullable(msg);
   // The array is strict too: yup's array cast would otherwise turn 3 into '3' despite the strict item.
-  return presence(array(item).strict().typeError(`The ${label(field)} must be an array.`), field, mode, {});
+  let list = array(item).strict().typeError(`The ${label(field)} must be an array.`);
+  // checked on the array, so the error is named by the field (`roles`), not by an item (`roles[1]`)
+  if (oneOf) {
+    list = list.test('one-of', `The selected ${label(field)} must be among ${oneOf.join(', ')}.`, (value) => !Array.isArray(value) || value.every((v) => typeof v !== 'string' || oneOf.includes(v)));
+  }
+  return presence(list, field, mode, {});
 }
+
+/** The shop's roles (example-app.md): any other name in users.roles, `superuser` included, is refused. */
+export const ROLE_NAMES = ['viewer', 'customer', 'editor', 'admin'] as const;
 
 /** A reference to another record: a 24-hex ObjectId string (mongo) or a positive integer (sql). */
 function reference(field: string, driver: DriverName, mode: Mode, rules: Rules): Schema {
@@ -122,7 +130,7 @@ export function userSchemas() {
   return build((mode) => ({
     name: text('name', mode, { required: true, max: 255 }),
     email: text('email', mode, { required: true, max: 255, email: true }),
-    roles: stringList('roles', mode),
+    roles: stringList('roles', mode, ROLE_NAMES),
     is_superuser: flag('is_superuser', mode),
     api_token: text('api_token', mode, { nullable: true, max: 255 }),
   }));
