@@ -17,7 +17,7 @@ import { relationExportRoutes } from './export/relation-export-routes';
 import { tableTemplate, type PdfTemplate } from './export/pdf-templates';
 import { errorMiddleware } from './http/error-middleware';
 import { buildOpenApi, type OpenApiOptions } from './openapi/build-document';
-import { docsRouter } from './openapi/docs-router';
+import { docsRouter, type DocsOptions } from './openapi/docs-router';
 import { resourceRoutes, type UpdateMultipleRoute } from './http/resource-routes';
 import { RouteTable } from './http/routes';
 import { createLoggers, type Loggers } from './log/logger';
@@ -74,8 +74,12 @@ export interface RestApi {
    * document as users holding them see it (fields their read policy hides are absent).
    */
   openapi(options?: OpenApiOptions & { roles?: string[] }): Record<string, unknown>;
-  /** `GET /openapi.json` and a browsable page at `/docs` (swagger-ui-dist, served locally); mount beside `router()`. */
-  docsRouter(options?: OpenApiOptions & { roles?: string[] }): Router;
+  /**
+   * `GET /openapi.json` and a browsable page at `/docs` (swagger-ui-dist, served locally); mount
+   * beside `router()`. Public by default; `authenticate: true` serves them only to callers the
+   * API's authentication accepts (decision 68).
+   */
+  docsRouter(options?: OpenApiOptions & { roles?: string[] } & DocsOptions): Router;
   /** The table of every generated route (built by `router()`). */
   routes(): RouteTable;
   /** The service of a registered resource (by MODEL), for application routes; call after `router()`. */
@@ -262,8 +266,11 @@ export function createRestApi(options: RestApiOptions = {}): RestApi {
     routes() {
       return table;
     },
-    docsRouter(openApiOptions) {
-      return docsRouter(() => api.openapi(openApiOptions), { title: openApiOptions?.title });
+    docsRouter(docsOptions = {}) {
+      const { authenticate, ...openApiOptions } = docsOptions;
+      if (authenticate && !auth) throw new Error('docsRouter({authenticate: true}) needs the auth option (createRestApi({auth: {authenticate}})).');
+      const accepts = authenticate && auth ? async (req: express.Request, res: express.Response) => (await auth.identify(req, res, options.auth?.guard)).user !== null : undefined;
+      return docsRouter(() => api.openapi(openApiOptions), { title: openApiOptions.title, authenticate: accepts });
     },
     openapi(openApiOptions = {}) {
       if (!built) throw new Error('api.openapi() describes the routes built by router(): call router() first.');
