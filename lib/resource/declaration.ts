@@ -1,10 +1,11 @@
-import type { AnyObject, ObjectSchema } from 'yup';
 import type { ResourceCacheSettings } from '../cache/settings';
 import type { Driver } from '../driver';
 import type { ResourceHooks } from '../service/hooks';
 import type { ModelDeclaration } from './relation-declaration';
+import type { YupLikeSchema } from './yup-like';
 
 export type { ModelDeclaration, RelationDeclaration } from './relation-declaration';
+export type { YupLikeSchema } from './yup-like';
 
 /** Everything an application says about one resource. */
 export interface ResourceDeclaration<M = unknown> extends ModelDeclaration<M> {
@@ -37,8 +38,8 @@ export interface ResourceDeclaration<M = unknown> extends ModelDeclaration<M> {
   HIERARCHY_FIELD_ID?: string;
   /** yup schemas: `create` for store and /validate, `update` for update and updateMultiple. */
   validation?: {
-    create?: ObjectSchema<AnyObject>;
-    update?: ObjectSchema<AnyObject>;
+    create?: YupLikeSchema;
+    update?: YupLikeSchema;
   };
   /** Application logic around each operation, with the request context (README "Hooks"). */
   hooks?: ResourceHooks;
