@@ -173,10 +173,16 @@ export function createRestApi(options: RestApiOptions = {}): RestApi {
       ...Object.entries(configured.oneToMany ?? {}).map(([segment, c]) => resolveRelation(parent, segment, 'oneToMany', c, (m) => services.get(m))),
       ...Object.entries(configured.manyToMany ?? {}).map(([segment, c]) => resolveRelation(parent, segment, 'manyToMany', c, (m) => services.get(m))),
     ];
-    return all.flatMap((resolved) => [
-      ...(implicit?.explicit === false ? [] : relationRoutes(new RelationService(resolved, (id) => `/${resource}/${id}/${resolved.segment}`), { kind: 'explicit' })),
-      ...(implicit ? relationRoutes(new RelationService(resolved, () => `/${implicit.prefix}/${resolved.segment}`), { kind: 'implicit', prefix: implicit.prefix }) : []),
-    ]);
+    const exporting = { catalog: registry, config, log, templates };
+    // each form's exports beside its list: a relation list and its exports are served (or refused) together
+    return all.flatMap((resolved) => {
+      const explicit = implicit?.explicit === false ? null : new RelationService(resolved, (id) => `/${resource}/${id}/${resolved.segment}`);
+      const own = implicit ? new RelationService(resolved, () => `/${implicit.prefix}/${resolved.segment}`) : null;
+      return [
+        ...(explicit ? [...relationRoutes(explicit, { kind: 'explicit' }), ...relationExportRoutes(explicit, { kind: 'explicit' }, exporting)] : []),
+        ...(own && implicit ? [...relationRoutes(own, { kind: 'implicit', prefix: implicit.prefix }), ...relationExportRoutes(own, { kind: 'implicit', prefix: implicit.prefix }, exporting)] : []),
+      ];
+    });
   };
 
   /**
@@ -190,11 +196,21 @@ export function createRestApi(options: RestApiOptions = {}): RestApi {
       if (!configured) continue;
       const segments = [...Object.keys(configured.oneToMany ?? {}), ...Object.keys(configured.manyToMany ?? {})];
       const resource = service.entry.declaration.name;
+      // implicitParent.explicit false: the relations are served under the prefix only, never under /{resource}/{id}
+      const implicitOnly = configured.implicitParent?.explicit === false ? configured.implicitParent.prefix : null;
       router.all(`/${resource}/:parent_id/:relation{/*rest}`, (req, res, next) => {
         // restore and force are resource routes (of soft-deletable resources): elsewhere simply absent
         if (['restore', 'force'].includes(String(req.params.relation)) && !req.params.rest) return next();
         const answer = () => {
           const relation = String(req.params.relation);
+          if (implicitOnly && segments.includes(relation)) {
+            next(new BadRequestError(`Relation "${relation}" of ${resource} is served for the authenticated user only, at /${implicitOnly}/${relation}; /${resource}/{id}/${relation} is not a route.`, relation));
+            return;
+          }
+          if (implicitOnly) {
+            next(new BadRequestError(`Relation "${relation}" is not configured on ${resource} (configured, under /${implicitOnly} only: ${segments.join(', ')}).`, relation));
+            return;
+          }
           next(new BadRequestError(`Relation "${relation}" is not configured on ${resource} (configured: ${segments.join(', ')}).`, relation));
         };
         if (!auth) return answer();
@@ -250,9 +266,6 @@ export function createRestApi(options: RestApiOptions = {}): RestApi {
         table.add(...exportRoutes(service, { catalog: registry, config, log, templates }));
       }
       for (const service of services.values()) table.add(...buildRelationRoutes(service));
-      for (const service of services.values()) {
-        table.add(...relationExportRoutes(service, (model) => services.get(model), { catalog: registry, config, log, templates }));
-      }
       // decision 63: in lenient mode, say at start which routes any authenticated user passes
       auth?.warnOpenRoutes(table.all());
       const router = express.Router();

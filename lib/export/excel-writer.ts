@@ -1,7 +1,9 @@
 import ExcelJS from 'exceljs';
 import type { Writable } from 'node:stream';
 import type { FieldType } from '../resource/model-info';
+import { capText, xmlSafe } from './cell-text';
 import { drained } from './drain';
+import { loopYielder } from './yield-loop';
 
 export interface SheetColumn {
   header: string;
@@ -10,12 +12,18 @@ export interface SheetColumn {
 
 const WIDTH: Partial<Record<FieldType, number>> = { date: 22, number: 12, integer: 10, boolean: 8, id: 26 };
 
+/** Excel's limit of characters in one cell: a longer text makes Excel repair (cut) the workbook. */
+export const EXCEL_CELL_MAX = 32_767;
+
+/** Text as a cell may hold it: no character XML forbids (one made the whole file unreadable), at most EXCEL_CELL_MAX. */
+const sheetText = (text: string): string => capText(xmlSafe(text), EXCEL_CELL_MAX);
+
 /** A cell as the spreadsheet should hold it: numbers, dates and booleans typed, the rest as text. */
 function cell(value: unknown): ExcelJS.CellValue {
   if (value === null || value === undefined) return null;
   if (value instanceof Date || typeof value === 'number' || typeof value === 'boolean') return value;
-  if (typeof value === 'string') return value;
-  return JSON.stringify(value);
+  if (typeof value === 'string') return sheetText(value);
+  return sheetText(JSON.stringify(value));
 }
 
 /**
@@ -30,14 +38,22 @@ export async function writeExcel(out: Writable, columns: SheetColumn[], batches:
     width: Math.max(WIDTH[c.type] ?? 30, Math.min(40, c.header.length + 2)),
     ...(c.type === 'date' ? { style: { numFmt: 'yyyy-mm-dd hh:mm:ss' } } : {}),
   }));
-  const header = sheet.addRow(columns.map((c) => c.header));
+  const header = sheet.addRow(columns.map((c) => sheetText(c.header)));
   header.font = { bold: true };
   header.commit();
   let count = 0;
+  const loop = loopYielder();
   for await (const batch of batches) {
     if (signal.aborted) break;
-    for (const values of batch) sheet.addRow(values.map(cell)).commit();
-    count += batch.length;
+    for (const values of batch) {
+      sheet.addRow(values.map(cell)).commit();
+      count += 1;
+      const turn = loop.tick();
+      if (turn) {
+        await turn;
+        if (signal.aborted) break;
+      }
+    }
     await drained(out, signal);
   }
   if (signal.aborted) throw new Error('The client went away during the export.');

@@ -1,3 +1,4 @@
+import { breakLongWords } from './cell-text';
 import type { PdfDocument } from './pdf-document';
 
 export type { PdfDocument, PdfTextOptions } from './pdf-document';
@@ -23,6 +24,7 @@ export function tableTemplate(): PdfTemplate {
   let headers: string[] = [];
   let widths: number[] = [];
   let page = 0;
+  let headerHeight = 0;
   const pad = 3;
   const font = 8;
 
@@ -39,8 +41,12 @@ export function tableTemplate(): PdfTemplate {
 
   const drawRow = (doc: PdfDocument, cells: string[], bold: boolean, shade: boolean): void => {
     doc.font(bold ? 'Helvetica-Bold' : 'Helvetica').fontSize(font);
-    const heights = cells.map((text, i) => doc.heightOfString(text, { width: widths[i] - pad * 2 }));
-    const height = Math.max(font + 2, ...heights) + pad * 2;
+    // words wider than their column broken beforehand (pdfkit's own cutting is quadratic)
+    const texts = cells.map((text, i) => breakLongWords(doc, text, widths[i] - pad * 2));
+    const heights = texts.map((text, i) => doc.heightOfString(text, { width: widths[i] - pad * 2 }));
+    // a row is never taller than a page under its header row: longer cells end with an ellipsis
+    const tallest = doc.page.height - doc.page.margins.top - doc.page.margins.bottom - headerHeight - pad * 2 - 1;
+    const height = Math.min(Math.max(font + 2, ...heights), bold ? Infinity : tallest) + pad * 2;
     const bottom = doc.page.height - doc.page.margins.bottom;
     if (doc.y + height > bottom && !bold) {
       doc.addPage();
@@ -49,12 +55,14 @@ export function tableTemplate(): PdfTemplate {
     let x = doc.page.margins.left;
     if (shade || bold) doc.rect(x, top, widths.reduce((a, b) => a + b, 0), height).fill(bold ? '#dde3ea' : '#f5f7f9').fillColor('black');
     doc.font(bold ? 'Helvetica-Bold' : 'Helvetica').fontSize(font);
-    cells.forEach((text, i) => {
-      doc.text(text, x + pad, top + pad, { width: widths[i] - pad * 2 });
+    texts.forEach((text, i) => {
+      const clip = heights[i] > height - pad * 2 ? { height: height - pad * 2, ellipsis: true } : {};
+      doc.text(text, x + pad, top + pad, { width: widths[i] - pad * 2, ...clip });
       x += widths[i];
     });
     doc.x = doc.page.margins.left;
     doc.y = top + height;
+    if (bold) headerHeight = height;
   };
 
   let shade = false;

@@ -1,15 +1,20 @@
 import PDFDocument from 'pdfkit';
 import type { Writable } from 'node:stream';
 import { formatDate } from '../http/serialize';
+import { capText, xmlSafe } from './cell-text';
 import { drained } from './drain';
 import type { PdfTemplate } from './pdf-templates';
+import { loopYielder } from './yield-loop';
 
-/** A cell as PDF text. */
+/** The most characters of one cell a PDF shows (a table is for reading; the spreadsheet holds whole values). */
+export const PDF_CELL_MAX = 1000;
+
+/** A cell as PDF text: without control characters, at most PDF_CELL_MAX characters. */
 function text(value: unknown): string {
   if (value === null || value === undefined) return '';
   if (value instanceof Date) return formatDate(value);
-  if (typeof value === 'object') return JSON.stringify(value);
-  return String(value);
+  const raw = typeof value === 'object' ? JSON.stringify(value) : String(value);
+  return xmlSafe(capText(raw, PDF_CELL_MAX));
 }
 
 /** Streams rows through a template into a PDF piped to `out`; the document is never held whole. */
@@ -19,10 +24,19 @@ export async function writePdf(out: Writable, headers: string[], batches: AsyncI
   doc.pipe(out);
   template.begin(doc, headers);
   let count = 0;
+  const loop = loopYielder();
   for await (const batch of batches) {
     if (signal.aborted) break;
-    for (const values of batch) template.row(doc, values.map(text));
-    count += batch.length;
+    for (const values of batch) {
+      template.row(doc, values.map(text));
+      count += 1;
+      // layout is synchronous: other requests get their turn between rows
+      const turn = loop.tick();
+      if (turn) {
+        await turn;
+        if (signal.aborted) break;
+      }
+    }
     await drained(out, signal);
   }
   if (signal.aborted) throw new Error('The client went away during the export.');

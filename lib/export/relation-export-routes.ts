@@ -1,62 +1,60 @@
-import { NotFoundError } from '../errors';
+import type { Id } from '../driver';
 import type { RouteDefinition, RouteInput } from '../http/routes';
 import type { Filter } from '../query/ast';
-import type { RelationInfo } from '../resource/model-info';
-import type { ResourceService } from '../service/resource-service';
+import type { RelationService } from '../relations/relation-service';
 import { runExport, type ExportOptions } from './export-routes';
 
 /**
- * The filter that selects the records of a to-many relation of one parent, on the related model:
- * hasMany by its foreign key; belongsToMany through the inverse relation the related model
- * declares over the same pivot (none: the relation has no export route).
+ * The filter that selects the related records of one parent, on the related model: one-to-many by
+ * its foreign key; many-to-many through the inverse relation the related model declares over the
+ * same pivot, else through the parent's pivot rows (one read).
  */
-function relatedFilter(parent: ResourceService, rel: RelationInfo, related: ResourceService): ((parentId: string | number) => Filter) | null {
-  if (rel.kind === 'hasMany') return (parentId) => ({ kind: 'condition', field: rel.foreignKey, operator: '=', value: parentId });
-  if (rel.kind !== 'belongsToMany' || !rel.pivot) return null;
+async function relatedFilter(relation: RelationService, parentId: Id): Promise<Filter> {
+  const { parent, related, relation: rel, foreignKey } = relation.config;
+  if (!rel.pivot) return { kind: 'condition', field: foreignKey, operator: '=', value: parentId };
   const target = related.entry.info;
   const inverse = [...Object.values(target.relations), ...Object.values(target.hiddenRelations)].find(
     (r) => r.kind === 'belongsToMany' && r.target === parent.name && r.pivot?.table === rel.pivot?.table && r.pivot?.parentKey === rel.pivot?.relatedKey,
   );
-  if (!inverse) return null;
-  return (parentId) => ({ kind: 'related', relation: inverse.name, filter: { kind: 'condition', field: parent.entry.info.key, operator: '=', value: parentId } });
+  if (inverse) return { kind: 'related', relation: inverse.name, filter: { kind: 'condition', field: parent.entry.info.key, operator: '=', value: parentId } };
+  const links = await parent.translating(() => parent.entry.driver.pivots!.read(parent.name, rel.name, parentId, null));
+  const key = target.key;
+  // an empty membership: the key is never null
+  if (links.length === 0) return { kind: 'condition', field: key, operator: 'null' };
+  return { kind: 'condition', field: key, operator: 'in', value: links.map((l) => l.relatedId) };
 }
 
 /**
- * `GET /{parent}/{parent_id}/{relation}/export/excel|pdf` for the to-many relations of a resource:
- * the related records of one parent, with every list parameter, `columns`, `filename` (default
- * export.xlsx / export.pdf) and `template`. An unknown or invisible parent is a 404 naming it.
+ * `GET {list path}/export/excel|pdf` of one configured relation, in the same form as its list
+ * route (`/{parent}/:parent_id/{segment}` or `/{prefix}/{segment}` with the authenticated user as
+ * the parent), so a relation list and its exports are served, or refused, together. Every list
+ * parameter, `columns`, `filename` (default export.xlsx / export.pdf) and `template`; the parent is
+ * checked as the list checks it (unknown or invisible: a 404 naming it; `/me` without a user: 401).
  */
-export function relationExportRoutes(parent: ResourceService, serviceOf: (model: string) => ResourceService | undefined, options: ExportOptions): RouteDefinition[] {
-  const routes: RouteDefinition[] = [];
-  const resource = parent.entry.declaration.name;
-  for (const rel of Object.values(parent.entry.info.relations)) {
-    const related = serviceOf(rel.target);
-    if (!related) continue;
-    const narrow = relatedFilter(parent, rel, related);
-    if (!narrow) continue;
-    for (const format of ['excel', 'pdf'] as const) {
-      const action = format === 'excel' ? 'exportExcel' : 'exportPdf';
-      routes.push({
-        name: `${resource}.${rel.name}.${action}`,
-        resource,
-        model: related.name,
-        action: `relation.${action}`,
-        method: 'get',
-        path: `/${resource}/:parent_id/${rel.name}/export/${format}`,
-        access: 'read',
-        // listing related records needs read on the related resource
-        permissions: [`${related.entry.declaration.name}.index`],
-        answers: 'stream',
-        summary: `Export the ${rel.name} of one ${parent.name} as ${format === 'excel' ? 'a spreadsheet' : 'a PDF table'}`,
-        handler: async (input: RouteInput) => {
-          const raw = String(input.req.params.parent_id);
-          const id = parent.entry.driver.parseId(parent.name, raw);
-          const visible = id === null ? [] : await parent.visibleIds([id], input.ctx);
-          if (id === null || visible.length === 0) throw new NotFoundError(`No ${parent.name} found with id ${raw}.`);
-          await runExport(input, related, format, options, format === 'excel' ? 'export.xlsx' : 'export.pdf', narrow(id));
-        },
-      });
-    }
-  }
-  return routes;
+export function relationExportRoutes(relation: RelationService, form: { kind: 'explicit' } | { kind: 'implicit'; prefix: string }, options: ExportOptions): RouteDefinition[] {
+  const { parent, related, segment } = relation.config;
+  const parentResource = parent.entry.declaration.name;
+  const base = form.kind === 'explicit' ? `/${parentResource}/:parent_id/${segment}` : `/${form.prefix}/${segment}`;
+  const namePrefix = form.kind === 'explicit' ? `${parentResource}.${segment}` : `${form.prefix}.${segment}`;
+  return (['excel', 'pdf'] as const).map((format): RouteDefinition => {
+    const action = format === 'excel' ? 'exportExcel' : 'exportPdf';
+    return {
+      name: `${namePrefix}.${action}`,
+      resource: form.kind === 'explicit' ? parentResource : form.prefix,
+      model: related.name,
+      action: `relation.${action}`,
+      method: 'get',
+      path: `${base}/export/${format}`,
+      access: 'read',
+      // listing related records needs read on the related resource
+      permissions: [`${related.entry.declaration.name}.index`],
+      answers: 'stream',
+      summary: `Export the ${segment} of ${form.kind === 'explicit' ? `one ${parent.name}` : 'the authenticated user'} as ${format === 'excel' ? 'a spreadsheet' : 'a PDF table'}`,
+      handler: async (input: RouteInput) => {
+        const ref = form.kind === 'explicit' ? { kind: 'explicit' as const, rawId: String(input.req.params.parent_id) } : { kind: 'implicit' as const };
+        const parentId = await relation.parentId(ref, input.ctx);
+        await runExport(input, related, format, options, format === 'excel' ? 'export.xlsx' : 'export.pdf', await relatedFilter(relation, parentId));
+      },
+    };
+  });
 }

@@ -1,7 +1,19 @@
 import type { Request, Response } from 'express';
+import { toBoolean } from '../query/read-boolean';
 
 /**
- * A 200 JSON answer as Express's `res.send` gives it (the app's ETag setting on GET and HEAD, 304 when fresh, no
+ * `cache=false` (query or body) asks for a fresh answer: 200 with the body even when If-None-Match
+ * matches (decision in docs/decisions.md), as the read cache answers it.
+ */
+function bypassesCache(req: Request): boolean {
+  const query = req.query as Record<string, unknown> | undefined;
+  const body = req.body as Record<string, unknown> | undefined;
+  const raw = [query?.cache, body && typeof body === 'object' && !Array.isArray(body) ? body.cache : undefined];
+  return raw.some((value) => value !== undefined && toBoolean(value) === false);
+}
+
+/**
+ * A 200 JSON answer as Express's `res.send` gives it (the app's ETag setting on GET and HEAD, 304 when fresh unless cache=false, no
  * body for HEAD, Content-Length), without its header normalization and type lookups: the text is
  * the library's own JSON, so its type and charset are known.
  */
@@ -17,7 +29,7 @@ export function sendJson(req: Request, res: Response, json: string): void {
     if (etag) res.setHeader('ETag', etag);
   }
   res.setHeader('Content-Length', typeof body === 'string' ? Buffer.byteLength(body, 'utf8') : body.length);
-  if (req.fresh) {
+  if (req.fresh && !bypassesCache(req)) {
     res.statusCode = 304;
     res.removeHeader('Content-Type');
     res.removeHeader('Content-Length');

@@ -1,85 +1,90 @@
 import { ERROR_STATUS } from '../errors/catalogue';
 import type { RouteDefinition, RouteTable } from '../http/routes';
 import type { Registry } from '../resource/registry';
-import { recordSchema, writeSchema, type JsonSchema } from './json-schema';
-import { EXPORT, LIST, PARAMETERS, SHOW, examplesFor, queryParameter } from './parameters';
+import { idSchema, recordSchema, writeSchema, type JsonSchema } from './json-schema';
+import { jsonResponse, operationShape, schemaRef } from './operations';
+import { QUERY_SCHEMAS, parameterComponents, parameterRef } from './parameters';
 
 export interface OpenApiOptions {
   title?: string;
   version?: string;
+  /** What the API is for (info.description). */
+  description?: string;
+  /** Who answers for it (info.contact): `{name, url, email}`. */
+  contact?: { name?: string; url?: string; email?: string };
+  /** Its licence (info.license): `{name, identifier | url}`. */
+  license?: { name: string; identifier?: string; url?: string };
   /** Where the API router is mounted (`/api/v1`): the document's server URL. */
   serverUrl?: string;
   /** Fields hidden from record and body schemas per MODEL (a role's read policy). */
   hiddenFields?: (model: string) => ReadonlySet<string>;
-  /** Security schemes and the requirement applied to every operation (from the authentication setup). */
+  /**
+   * Security schemes and the requirement applied to every operation (from the authentication
+   * setup). Without it the API asks for no credential, and the document says so (`security: []`).
+   */
   security?: { schemes: Record<string, JsonSchema>; requirement: Array<Record<string, string[]>> };
 }
 
-const ref = (name: string): JsonSchema => ({ $ref: `#/components/schemas/${name}` });
-const json = (schema: JsonSchema, description = 'OK'): JsonSchema => ({ description, content: { 'application/json': { schema } } });
+const ERROR_DESCRIPTIONS: Record<number, string> = {
+  400: 'Bad request: a malformed or unknown parameter (the field is named)',
+  401: 'No valid credential',
+  403: 'The caller lacks the permission',
+  404: 'No such record (or not visible to the caller)',
+  409: 'Conflict: a unique value taken, or a record still referenced',
+  413: 'The body is too large',
+  422: 'Validation failed (errors per field)',
+  500: 'Internal error',
+  503: 'The database is unavailable',
+};
+
+const ENVELOPES: Record<string, JsonSchema> = {
+  Error: {
+    type: 'object',
+    properties: {
+      message: { type: 'string' },
+      type: { type: 'string', enum: Object.keys(ERROR_STATUS) },
+      status: { type: 'integer' },
+      field: { type: 'string' },
+      errors: { type: 'object', additionalProperties: { type: 'array', items: { type: 'string' } } },
+      ids: { type: 'array', items: { type: ['string', 'integer'] } },
+    },
+    required: ['message', 'type', 'status'],
+  },
+  DataEnvelope: { type: 'object', properties: { data: { type: 'array', items: {} } }, required: ['data'] },
+  OffsetEnvelope: {
+    type: 'object',
+    properties: { current_page: { type: 'integer' }, data: { type: 'array', items: {} }, total: { type: 'integer' }, per_page: { type: 'integer' }, last_page: { type: 'integer' }, from: { type: ['integer', 'null'] }, to: { type: ['integer', 'null'] } },
+    required: ['current_page', 'data', 'total', 'per_page', 'last_page'],
+  },
+  CursorEnvelope: { type: 'object', properties: { data: { type: 'array', items: {} }, per_page: { type: 'integer' }, next_cursor: { type: ['string', 'null'] }, has_more: { type: 'boolean' } }, required: ['data', 'per_page', 'has_more'] },
+};
+
 const pascal = (model: string): string => model.replace(/(^|[_\-\s]+)(\w)/g, (_m, _s, c: string) => c.toUpperCase());
 
 /** Error answers each kind of route can give (every type of the catalogue has the one Error schema). */
-function errorResponses(route: RouteDefinition): Record<string, JsonSchema> {
-  const statuses = new Set<number>([400, 401, 403, 500, 503]);
+function errorStatuses(route: RouteDefinition, secured: boolean): number[] {
+  const statuses = new Set<number>([400, 500, 503]);
+  if (secured) [401, 403].forEach((s) => statuses.add(s));
   if (route.path.includes(':')) statuses.add(404);
   if (route.access !== 'read') [404, 409, 413, 422].forEach((s) => statuses.add(s));
-  const out: Record<string, JsonSchema> = {};
-  for (const status of [...statuses].sort()) out[String(status)] = { $ref: `#/components/responses/Error${status}` };
-  return out;
+  return [...statuses].sort();
 }
 
-/** The request body and success answer of a route, by its action. */
-function operationShape(route: RouteDefinition, model: string): { params: string[]; body?: JsonSchema; response: JsonSchema } {
-  const record = ref(pascal(model));
-  const write = { type: 'object', properties: { success: { const: true }, model: record }, required: ['success', 'model'] };
-  const bulk = { type: 'object', properties: { success: { const: true }, models: { type: 'array', items: write } }, required: ['success', 'models'] };
-  const wrapped = (item: JsonSchema) => ({ type: 'object', properties: { [model]: { type: 'array', items: item } }, required: [model] });
-  switch (route.action) {
-    case 'index':
-      return { params: LIST.concat('hierarchy'), response: json({ oneOf: [ref('DataEnvelope'), ref('OffsetEnvelope'), ref('CursorEnvelope')].map((e) => ({ allOf: [e, { type: 'object', properties: { data: { type: 'array', items: record } } }] })) }) };
-    case 'first':
-      return { params: LIST.filter((p) => p !== 'pagination'), response: json({ type: 'object', properties: { data: { oneOf: [record, { type: 'null' }] } } }) };
-    case 'show':
-      return { params: SHOW.concat('hierarchy'), response: json(record) };
-    case 'store':
-      return { params: [], body: { oneOf: [ref(`${pascal(model)}Create`), wrapped(ref(`${pascal(model)}Create`)), { type: 'array', items: ref(`${pascal(model)}Create`) }] }, response: json({ oneOf: [write, bulk] }) };
-    case 'validate':
-      return { params: [], body: ref(`${pascal(model)}Create`), response: json({ type: 'object', properties: { success: { const: true } } }) };
-    case 'update':
-    case 'updatePatch':
-      return { params: [], body: ref(`${pascal(model)}Update`), response: json(write) };
-    case 'updateMultiple':
-    case 'updateMultipleAlias':
-      return { params: [], body: wrapped({ allOf: [ref(`${pascal(model)}Update`), { type: 'object', properties: { id: { type: ['string', 'integer'] } }, required: ['id'] }] }), response: json(bulk) };
-    case 'destroy':
-    case 'restore':
-    case 'forceDelete':
-      return { params: [], response: json(write) };
-    case 'deleteById':
-      return { params: [], body: { type: 'object', properties: { ids: { type: 'array', items: { type: ['string', 'integer'] } } }, required: ['ids'] }, response: json({ type: 'object', properties: { success: { const: true }, deleted: { type: 'integer' } } }) };
-    case 'exportExcel':
-    case 'relation.exportExcel':
-      return { params: EXPORT, response: { description: 'A spreadsheet download', content: { 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet': { schema: { type: 'string', contentEncoding: 'binary' } } } } };
-    case 'exportPdf':
-    case 'relation.exportPdf':
-      return { params: EXPORT.concat('template'), response: { description: 'A PDF download', content: { 'application/pdf': { schema: { type: 'string', contentEncoding: 'binary' } } } } };
-    default:
-      // routes of the features (relations, soft delete, hierarchy) described by what they do
-      if (route.answers === 'stream') return { params: EXPORT.concat('template'), response: { description: 'A file download', content: { 'application/octet-stream': { schema: { type: 'string', contentEncoding: 'binary' } } } } };
-      if (route.access === 'read') return { params: route.path.includes(':') && !route.path.endsWith('s') ? SHOW : LIST, response: json({ type: 'object' }) };
-      return { params: ['_scenario'], body: { type: ['object', 'array'] }, response: json({ type: 'object' }) };
-  }
-}
-
-/** `/products/:id` -> `/products/{id}` and its path parameters. */
-function openApiPath(path: string): { path: string; params: JsonSchema[] } {
+/** `/products/:id` -> `/products/{id}` and its path parameters, typed like the ids they carry. */
+function openApiPath(path: string, idOf: (param: string) => JsonSchema): { path: string; params: JsonSchema[] } {
   const params: JsonSchema[] = [];
   const converted = path.replace(/:(\w+)/g, (_m, name: string) => {
-    params.push({ name, in: 'path', required: true, schema: { type: 'string' } });
+    params.push({ name, in: 'path', required: true, description: name === 'parent_id' ? 'The id of the parent record.' : name === 'related_id' ? 'The id of the related record.' : 'The id of the record.', schema: idOf(name) });
     return `{${name}}`;
   });
   return { path: converted, params };
+}
+
+/** The operation's description: what it does, its route name and the permissions it needs. */
+function describe(route: RouteDefinition, secured: boolean): string {
+  const rights = route.permissions ?? [route.name];
+  const needs = secured ? ` Needs the permission${rights.length > 1 ? 's' : ''} ${rights.map((r) => `\`${r}\``).join(', ')}.` : '';
+  return `${route.summary}. Route \`${route.name}\` (${route.access}).${needs}`;
 }
 
 /**
@@ -90,62 +95,69 @@ function openApiPath(path: string): { path: string; params: JsonSchema[] } {
  */
 export function buildOpenApi(table: RouteTable, registry: Registry, options: OpenApiOptions = {}): JsonSchema {
   const hidden = options.hiddenFields ?? (() => new Set<string>());
-  const schemas: Record<string, JsonSchema> = {
-    Error: {
-      type: 'object',
-      properties: {
-        message: { type: 'string' },
-        type: { type: 'string', enum: Object.keys(ERROR_STATUS) },
-        status: { type: 'integer' },
-        field: { type: 'string' },
-        errors: { type: 'object', additionalProperties: { type: 'array', items: { type: 'string' } } },
-        ids: { type: 'array' },
-      },
-      required: ['message', 'type', 'status'],
-    },
-    DataEnvelope: { type: 'object', properties: { data: { type: 'array' } }, required: ['data'] },
-    OffsetEnvelope: {
-      type: 'object',
-      properties: { current_page: { type: 'integer' }, data: { type: 'array' }, total: { type: 'integer' }, per_page: { type: 'integer' }, last_page: { type: 'integer' }, from: { type: ['integer', 'null'] }, to: { type: ['integer', 'null'] } },
-      required: ['current_page', 'data', 'total', 'per_page', 'last_page'],
-    },
-    CursorEnvelope: { type: 'object', properties: { data: { type: 'array' }, per_page: { type: 'integer' }, next_cursor: { type: ['string', 'null'] }, has_more: { type: 'boolean' } }, required: ['data', 'per_page', 'has_more'] },
-  };
-  for (const entry of registry.entriesList()) {
+  const secured = Boolean(options.security);
+  const schemas: Record<string, JsonSchema> = { ...ENVELOPES, ...QUERY_SCHEMAS };
+  const entries = registry.entriesList();
+  const refOf = (model: string) => (registry.has(model) ? schemaRef(pascal(model)) : null);
+  for (const entry of entries) {
     const name = pascal(entry.info.name);
     const off = hidden(entry.info.name);
-    schemas[name] = recordSchema(entry.info, off);
+    schemas[name] = recordSchema(entry.info, off, refOf);
     schemas[`${name}Create`] = writeSchema(entry.info, entry.declaration.validation?.create, off);
     schemas[`${name}Update`] = writeSchema(entry.info, entry.declaration.validation?.update, off);
     delete (schemas[`${name}Update`] as { required?: unknown }).required;
   }
-  const responses: Record<string, JsonSchema> = {};
-  for (const status of new Set(Object.values(ERROR_STATUS))) responses[`Error${status}`] = json(ref('Error'), `Error ${status}`);
 
   const paths: Record<string, Record<string, JsonSchema>> = {};
+  const usedErrors = new Set<number>();
+  const usedParameters = new Set<string>();
+  const tags = new Map<string, string>();
   for (const route of table.all()) {
-    const { path, params: pathParams } = openApiPath(route.path);
-    const shape = operationShape(route, route.model);
+    const related = registry.model(route.model);
+    const parent = entries.find((e) => e.declaration.name === route.resource)?.info;
+    const { path, params: pathParams } = openApiPath(route.path, (param) => idSchema(param === 'parent_id' ? parent?.idType : related.idType));
+    const shape = operationShape(route, { type: pascal(route.model), model: route.model, id: idSchema(related.idType) });
+    shape.params.forEach((p) => usedParameters.add(p));
+    const statuses = errorStatuses(route, secured);
+    statuses.forEach((s) => usedErrors.add(s));
+    const success: Record<string, JsonSchema> = { [shape.status ?? '200']: shape.response };
+    if (shape.partial) success['207'] = jsonResponse({ type: 'object', properties: { success: { const: false }, error: { type: 'object', additionalProperties: true } }, required: ['success', 'error'], additionalProperties: true }, 'Partial success: the ids not found are in error.not_found_ids');
     const operation: JsonSchema = {
       operationId: route.name,
       summary: route.summary,
+      description: describe(route, secured),
       tags: [route.resource],
-      parameters: [...pathParams, ...shape.params.map((p) => queryParameter(PARAMETERS[p], examplesFor(registry.model(route.model))))],
-      responses: { [route.action === 'store' ? '200' : '200']: shape.response, ...errorResponses(route) },
+      parameters: [...pathParams, ...shape.params.map(parameterRef)],
+      responses: { ...success, ...Object.fromEntries(statuses.map((s) => [String(s), { $ref: `#/components/responses/Error${s}` }])) },
     };
     if (shape.body) operation.requestBody = { required: true, content: { 'application/json': { schema: shape.body } } };
     if (options.security) operation.security = options.security.requirement;
     (paths[path] ??= {})[route.method] = operation;
+    if (!tags.has(route.resource)) tags.set(route.resource, parent ? `The ${route.resource} resource (records of ${parent.name}) and its relation routes.` : `The routes under /${route.resource}: the records of the authenticated user.`);
   }
-  const components: JsonSchema = { schemas, responses };
+
+  const responses: Record<string, JsonSchema> = {};
+  for (const status of [...usedErrors].sort()) responses[`Error${status}`] = jsonResponse(schemaRef('Error'), ERROR_DESCRIPTIONS[status] ?? `Error ${status}`);
+  const parameters = Object.fromEntries(Object.entries(parameterComponents()).filter(([name]) => usedParameters.has(name)));
+  const components: JsonSchema = { schemas, parameters, responses };
   if (options.security) components.securitySchemes = options.security.schemes;
+  const info: JsonSchema = {
+    title: options.title ?? 'REST API',
+    version: options.version ?? '1.0.0',
+    description: options.description ?? 'Generated from the route table and resource declarations by generic-resource-rest.',
+  };
+  if (options.contact) info.contact = options.contact;
+  if (options.license) info.license = options.license;
   return {
     openapi: '3.1.0',
-    info: { title: options.title ?? 'REST API', version: options.version ?? '1.0.0', description: 'Generated from the route table and resource declarations by generic-resource-rest.' },
+    info,
     servers: [{ url: options.serverUrl ?? '/' }],
+    // an API without authentication says so: no credential is needed (decision 66)
+    security: options.security ? options.security.requirement : [],
+    tags: [...tags].map(([name, description]) => ({ name, description })),
     paths,
     components,
     // route segment -> record schema name, for the typed client's generator
-    'x-resources': Object.fromEntries(registry.entriesList().map((e) => [e.declaration.name, pascal(e.info.name)])),
+    'x-resources': Object.fromEntries(entries.map((e) => [e.declaration.name, pascal(e.info.name)])),
   };
 }

@@ -1,82 +1,115 @@
-import type { ModelInfo } from '../resource/model-info';
 import type { JsonSchema } from './json-schema';
 
-/** A query parameter of the generated routes; structured ones travel JSON-encoded (or in a GET body). */
+/**
+ * The query parameters of the generated routes. Structured ones (filters, lists, order, pages)
+ * travel JSON-encoded and are described as `content: {application/json: {schema}}`; the server
+ * decodes any value that is JSON, so `select=["name","price"]` and `select=name,price` both work.
+ *
+ * Examples never narrow an answer (a docs page pre-fills them and "Try it out" must show every
+ * record): filters carry the empty filter `{}`, the order the newest first, the page the first
+ * page of the server's default size; the syntax of each is in its description. A structured
+ * parameter without an example would be pre-filled by Swagger UI with a sample of its schema
+ * (`{"additionalProp1": ...}`), which the server refuses, so each object-valued one has one.
+ */
 export interface ParameterSpec {
   name: string;
   description: string;
   schema: JsonSchema;
-  /** JSON-encoded in the query string. */
+  /** JSON-encoded in the query string: described as JSON content. */
   json?: boolean;
   example?: unknown;
 }
 
-const nameList: JsonSchema = { oneOf: [{ type: 'array', items: { type: 'string' } }, { type: 'string' }] };
+const schemaRef = (name: string): JsonSchema => ({ $ref: `#/components/schemas/${name}` });
+
+/** The component schemas the structured parameters refer to. */
+export const QUERY_SCHEMAS: Record<string, JsonSchema> = {
+  QueryCondition: {
+    type: 'string',
+    description: 'One condition `field|operator|value` (`price|>=|10`, `status|in|[active,draft]`, `price|between|[10,20]`, `deleted_at|null`).',
+  },
+  QueryFilterGroup: {
+    type: 'object',
+    description: 'Keys `and` / `or` (lists of conditions and nested groups) and relation names (the conditions a related record must meet; `null` or `[]` for mere existence). Siblings are joined with AND.',
+    additionalProperties: {
+      anyOf: [schemaRef('QueryCondition'), schemaRef('QueryFilterGroup'), { type: 'array', items: { anyOf: [schemaRef('QueryCondition'), schemaRef('QueryFilterGroup')] } }, { type: 'null' }],
+    },
+  },
+  QueryFilter: {
+    description: 'A filter tree (`{"and": ["price|>=|400", {"or": ["status|=|active", "name|ilike|%budget%"]}], "category": {"and": ["name|like|Lap%"]}}`), a list read as `and`, or one condition.',
+    anyOf: [schemaRef('QueryFilterGroup'), { type: 'array', items: { anyOf: [schemaRef('QueryCondition'), schemaRef('QueryFilterGroup')] } }, schemaRef('QueryCondition')],
+  },
+  QueryEquality: {
+    type: 'object',
+    description: 'Equality filters `{"field": value}`: a scalar is `=`, an array `in`, null `is null`.',
+    additionalProperties: {
+      anyOf: [{ type: ['string', 'number', 'boolean', 'null'] }, { type: 'array', items: { type: ['string', 'number', 'boolean', 'null'] }, minItems: 1 }],
+    },
+  },
+  QueryNames: {
+    description: 'Names as an array (`["name", "price"]`) or one comma-separated string (`"name,price"`).',
+    anyOf: [{ type: 'array', items: { type: 'string' } }, { type: 'string' }],
+  },
+  QueryOrder: {
+    description: 'Sort keys in order of priority (`[{"price": "desc"}, {"name": "asc"}]`); to-one relation fields as `relation.field`.',
+    anyOf: [
+      { type: 'array', items: { type: 'object', additionalProperties: { type: 'string', enum: ['asc', 'desc'] } } },
+      { type: 'object', additionalProperties: { type: 'string', enum: ['asc', 'desc'] } },
+    ],
+  },
+  QueryPagination: {
+    description: 'Offset pages `{"page": 2, "pageSize": 20}` (answer with total and last_page) or a cursor `{"infinity": true, "pageSize": 20, "cursor": "<next_cursor>"}`. Without it, every matching record.',
+    anyOf: [
+      { type: 'object', properties: { page: { type: 'integer', minimum: 1 }, pageSize: { type: 'integer', minimum: 1 } }, additionalProperties: false },
+      { type: 'object', properties: { infinity: { type: 'boolean' }, pageSize: { type: 'integer', minimum: 1 }, cursor: { type: 'string' } }, required: ['infinity'], additionalProperties: false },
+    ],
+  },
+  QueryHierarchy: {
+    description: 'Self-referencing resources: `true`, or options `{"filter_mode": ..., "children_key": ..., "max_depth": n, "include_empty_children": bool}` (show: `{"mode": ...}`).',
+    anyOf: [
+      { type: 'boolean' },
+      { type: 'object', properties: { filter_mode: { type: 'string' }, children_key: { type: 'string' }, max_depth: { type: 'integer', minimum: 0 }, include_empty_children: { type: 'boolean' }, mode: { type: 'string' } } },
+    ],
+  },
+};
 
 export const PARAMETERS: Record<string, ParameterSpec> = {
-  oper: {
-    name: 'oper',
-    json: true,
-    description: 'Filter tree: `{"and": ["field|operator|value", {"or": [...]}], "<relation>": [...]}`; operators = != > >= < <= like "not like" ilike "not ilike" in "not in" between "not between" null "not null".',
-    schema: { oneOf: [{ type: 'object' }, { type: 'array' }, { type: 'string' }] },
-  },
-  attr: { name: 'attr', json: true, description: 'Equality filters `{"field": value}`.', schema: { type: 'object' } },
-  eq: { name: 'eq', json: true, description: 'Legacy alias of attr.', schema: { type: 'object' } },
-  select: { name: 'select', description: 'Columns to return: an array or a comma-separated string.', schema: nameList },
-  relations: {
-    name: 'relations',
-    description: 'Relations to load: `name`, `name:col1,col2`, `a.b`, `all`; an array or a comma-separated string.',
-    schema: nameList,
-  },
-  orderby: { name: 'orderby', json: true, description: 'Sort keys: `[{"field": "asc|desc"}]`; to-one relation fields as `relation.field`.', schema: { type: 'array', items: { type: 'object' } } },
-  pagination: {
-    name: 'pagination',
-    json: true,
-    description: 'Offset `{"page": n, "pageSize": n}` or cursor `{"infinity": true, "pageSize": n, "cursor": "..."}`.',
-    schema: { type: 'object', properties: { page: { type: 'integer' }, pageSize: { type: 'integer' }, infinity: { type: 'boolean' }, cursor: { type: 'string' } } },
-    example: { page: 1, pageSize: 10 },
-  },
+  oper: { name: 'oper', json: true, description: 'Filter tree. Operators: = != > >= < <= like "not like" ilike "not ilike" in "not in" between "not between" null "not null". Example: `{"and": ["price|>=|10"]}`.', schema: schemaRef('QueryFilter'), example: {} },
+  attr: { name: 'attr', json: true, description: 'Equality filters, e.g. `{"status": "active"}`.', schema: schemaRef('QueryEquality'), example: {} },
+  eq: { name: 'eq', json: true, description: 'Legacy alias of attr (attr wins on the same key).', schema: schemaRef('QueryEquality'), example: {} },
+  select: { name: 'select', json: true, description: 'Columns to return (the key is always included), e.g. `["name", "price"]` or `"name,price"`.', schema: schemaRef('QueryNames') },
+  relations: { name: 'relations', json: true, description: 'Relations to load, e.g. `["category:name", "reviews"]` or `"category,reviews"`: `name`, `name:col1,col2`, `a.b`, `all`.', schema: schemaRef('QueryNames') },
+  orderby: { name: 'orderby', json: true, description: 'Sort keys, e.g. `[{"price": "desc"}]`.', schema: schemaRef('QueryOrder'), example: [{ id: 'desc' }] },
+  pagination: { name: 'pagination', json: true, description: 'Offset `{"page": n, "pageSize": n}` or cursor `{"infinity": true, "pageSize": n, "cursor": "..."}`; absent: every record.', schema: schemaRef('QueryPagination'), example: { page: 1, pageSize: 15 } },
   _nested: { name: '_nested', description: 'When true, relation filters in `oper` also filter the loaded relation data.', schema: { type: 'boolean' } },
   soft_delete: { name: 'soft_delete', description: 'Soft-deletable resources: `with` (or true) includes trashed records, `only` returns only them.', schema: { type: 'string', enum: ['true', 'false', 'with', 'only'] } },
-  hierarchy: {
-    name: 'hierarchy',
-    json: true,
-    description: 'Self-referencing resources: true or `{"filter_mode", "children_key", "max_depth", "include_empty_children"}` (show: `mode`).',
-    schema: { oneOf: [{ type: 'boolean' }, { type: 'object' }] },
-  },
+  hierarchy: { name: 'hierarchy', json: true, description: 'Self-referencing resources: the records as a tree.', schema: schemaRef('QueryHierarchy') },
   cache: { name: 'cache', description: '`false` bypasses the read cache (neither read nor written).', schema: { type: 'boolean' } },
-  cache_ttl: { name: 'cache_ttl', description: 'Lifetime in seconds of this read\'s cache entry.', schema: { type: 'integer', minimum: 1 } },
-  columns: { name: 'columns', description: 'Exported columns (to-one relation fields as `relation.field`).', schema: nameList },
+  cache_ttl: { name: 'cache_ttl', description: "Lifetime in seconds of this read's cache entry.", schema: { type: 'integer', minimum: 1 } },
+  columns: { name: 'columns', json: true, description: 'Exported columns (to-one relation fields as `relation.field`), e.g. `["name", "category.name"]`.', schema: schemaRef('QueryNames') },
   filename: { name: 'filename', description: 'Download name (sanitized).', schema: { type: 'string' } },
   template: { name: 'template', description: 'PDF template name (default `pdf`).', schema: { type: 'string' } },
-  _scenario: { name: '_scenario', description: 'Relation routes: the scenario (attach, bulk_attach, sync, toggle, bulk).', schema: { type: 'string' } },
+  _scenario: { name: '_scenario', description: 'Relation routes: the scenario (attach, bulk_attach, sync, toggle, bulk_create, bulk_update, bulk_delete, bulk_detach, bulk_update_pivot).', schema: { type: 'string' } },
 };
 
 export const LIST = ['oper', 'attr', 'eq', 'select', 'relations', 'orderby', 'pagination', '_nested', 'soft_delete', 'cache', 'cache_ttl'];
 export const SHOW = ['select', 'relations', 'soft_delete', 'cache', 'cache_ttl'];
 export const EXPORT = ['oper', 'attr', 'eq', 'select', 'orderby', 'soft_delete', 'columns', 'filename'];
 
-/** Examples that a resource really accepts, from its own fields. */
-export function examplesFor(model: ModelInfo): Record<string, unknown> {
-  const readable = Object.values(model.fields).filter((f) => !f.writeOnly && f.name !== model.key);
-  const text = readable.find((f) => f.type === 'string');
-  const number = readable.find((f) => f.type === 'number' || f.type === 'integer');
-  const examples: Record<string, unknown> = {
-    select: [model.key, ...readable.slice(0, 2).map((f) => f.name)].join(','),
-    columns: [model.key, ...readable.slice(0, 2).map((f) => f.name)].join(','),
-    orderby: [{ [model.key]: 'desc' }],
-    pagination: { page: 1, pageSize: 10 },
-  };
-  if (number) examples.oper = { and: [`${number.name}|>=|0`] };
-  else if (text) examples.oper = { and: [`${text.name}|not null`] };
-  if (text) examples.attr = { [text.name]: 'example' };
-  return examples;
+/** The parameters that narrow which records a read returns: they never carry a narrowing example. */
+export const FILTER_PARAMETERS = ['oper', 'attr', 'eq'];
+
+/** The OpenAPI parameter object of a query parameter (`components.parameters`). */
+export function queryParameter(spec: ParameterSpec): JsonSchema {
+  const base: JsonSchema = { name: spec.name, in: 'query', required: false, description: spec.description };
+  const example = spec.example !== undefined ? { example: spec.example } : {};
+  if (spec.json) return { ...base, content: { 'application/json': { schema: spec.schema, ...example } } };
+  return { ...base, schema: spec.schema, ...example };
 }
 
-/** The OpenAPI parameter object of a query parameter, with an example valid for the resource. */
-export function queryParameter(spec: ParameterSpec, examples: Record<string, unknown> = {}): JsonSchema {
-  const example = spec.name in examples ? examples[spec.name] : spec.example;
-  const base: JsonSchema = { name: spec.name, in: 'query', required: false, description: spec.description };
-  if (spec.json) return { ...base, content: { 'application/json': { schema: spec.schema, ...(example !== undefined ? { example } : {}) } } };
-  return { ...base, schema: spec.schema, ...(example !== undefined ? { example } : {}) };
+/** Every query parameter as a component, referred to by the operations. */
+export function parameterComponents(): Record<string, JsonSchema> {
+  return Object.fromEntries(Object.values(PARAMETERS).map((spec) => [spec.name, queryParameter(spec)]));
 }
+
+export const parameterRef = (name: string): JsonSchema => ({ $ref: `#/components/parameters/${name}` });

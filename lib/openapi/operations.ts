@@ -1,0 +1,113 @@
+import type { RouteDefinition } from '../http/routes';
+import type { JsonSchema } from './json-schema';
+import { EXPORT, LIST, SHOW } from './parameters';
+
+/** What one operation takes and answers: its query parameters, request body and success answer. */
+export interface OperationShape {
+  params: string[];
+  body?: JsonSchema;
+  response: JsonSchema;
+  /** The success status (default 200). */
+  status?: string;
+  /** May answer 207, a partial success naming the ids not found (decision 48). */
+  partial?: boolean;
+}
+
+/** The names the shapes refer to: the resource's record, create and update schemas, its id and body key. */
+export interface ShapeContext {
+  /** Record schema name (`Product`). */
+  type: string;
+  /** MODEL, the key wrapping arrays of records in bodies. */
+  model: string;
+  /** The schema of one id of the route's records. */
+  id: JsonSchema;
+}
+
+export const schemaRef = (name: string): JsonSchema => ({ $ref: `#/components/schemas/${name}` });
+export const jsonResponse = (schema: JsonSchema, description = 'OK'): JsonSchema => ({ description, content: { 'application/json': { schema } } });
+
+const download = (description: string, mime: string): JsonSchema => ({ description, content: { [mime]: { schema: { type: 'string', contentEncoding: 'binary' } } } });
+const anyObject: JsonSchema = { type: 'object', additionalProperties: true };
+
+/** The list envelopes (plain, offset page, cursor page) with `data` items of one record schema. */
+function listResponse(record: JsonSchema): JsonSchema {
+  const data = { type: 'object', properties: { data: { type: 'array', items: record } } };
+  return jsonResponse({ oneOf: ['DataEnvelope', 'OffsetEnvelope', 'CursorEnvelope'].map((e) => ({ allOf: [schemaRef(e), data] })) }, 'The matching records: all of them, or one page with its position');
+}
+
+/** The request body and success answer of the relation routes (spec "Relation endpoints"). */
+function relationShape(route: RouteDefinition, c: ShapeContext): OperationShape {
+  const record = schemaRef(c.type);
+  const related = { allOf: [record, { type: 'object', properties: { pivot: { type: 'object', additionalProperties: true, description: 'Pivot columns (many-to-many relations).' } } }] };
+  const ids = { type: 'array', items: c.id };
+  const many = { type: 'array', items: anyObject };
+  const wrappedMany = { type: 'object', properties: { [c.model]: { oneOf: [anyObject, many] } }, additionalProperties: true };
+  const result = jsonResponse({ type: 'object', additionalProperties: true, description: 'The outcome: the written records (`model`/`models`), or the ids attached, detached and updated.' });
+  switch (route.action.slice('relation.'.length)) {
+    case 'index':
+      return { params: LIST, response: jsonResponse({ type: 'object', properties: { data: { type: 'array', items: related } }, required: ['data'], additionalProperties: true }, 'The related records (an envelope with `data`)') };
+    case 'show':
+      return { params: SHOW, response: jsonResponse(related, 'The related record') };
+    case 'store':
+      return { params: ['_scenario'], body: { oneOf: [schemaRef(`${c.type}Create`), wrappedMany, many] }, response: result, status: '201' };
+    case 'update':
+      return { params: [], body: { oneOf: [schemaRef(`${c.type}Update`), wrappedMany] }, response: result };
+    case 'updateMany':
+      return { params: ['_scenario'], body: { oneOf: [wrappedMany, many] }, response: result, partial: true };
+    case 'destroyMany':
+    case 'detachMany':
+      return { params: ['_scenario'], body: { oneOf: [ids, { type: 'object', properties: { ids, [c.model]: ids }, additionalProperties: true }] }, response: result, partial: true };
+    case 'attach':
+      return { params: ['_scenario'], body: { oneOf: [anyObject, { type: 'array', items: { oneOf: [c.id, anyObject] } }] }, response: result, partial: true };
+    case 'updatePivot':
+    case 'updatePivotMany':
+      return { params: ['_scenario'], body: { oneOf: [anyObject, many] }, response: result, partial: true };
+    default:
+      return { params: [], response: result };
+  }
+}
+
+/** The request body and success answer of a route, by its action. */
+export function operationShape(route: RouteDefinition, c: ShapeContext): OperationShape {
+  const record = schemaRef(c.type);
+  const write = { type: 'object', properties: { success: { const: true }, model: record }, required: ['success', 'model'] };
+  const bulk = { type: 'object', properties: { success: { const: true }, models: { type: 'array', items: write } }, required: ['success', 'models'] };
+  const wrapped = (item: JsonSchema) => ({ type: 'object', properties: { [c.model]: { type: 'array', items: item } }, required: [c.model] });
+  const create = schemaRef(`${c.type}Create`);
+  switch (route.action) {
+    case 'index':
+      return { params: LIST.concat('hierarchy'), response: listResponse(record) };
+    case 'first':
+      return { params: LIST.filter((p) => p !== 'pagination'), response: jsonResponse({ type: 'object', properties: { data: { oneOf: [record, { type: 'null' }] } }, required: ['data'] }, 'The first matching record, or null') };
+    case 'show':
+      return { params: SHOW.concat('hierarchy'), response: jsonResponse(record, 'The record') };
+    case 'store':
+      return { params: [], body: { oneOf: [create, wrapped(create), { type: 'array', items: create }] }, response: jsonResponse({ oneOf: [write, bulk] }, 'The created record, or each created record') };
+    case 'validate':
+      return { params: [], body: create, response: jsonResponse({ type: 'object', properties: { success: { const: true } }, required: ['success'] }, 'The record would be accepted') };
+    case 'update':
+    case 'updatePatch':
+      return { params: [], body: schemaRef(`${c.type}Update`), response: jsonResponse(write, 'The updated record') };
+    case 'updateMultiple':
+    case 'updateMultipleAlias':
+      return { params: [], body: wrapped({ allOf: [schemaRef(`${c.type}Update`), { type: 'object', properties: { id: c.id }, required: ['id'] }] }), response: jsonResponse(bulk, 'Each updated record') };
+    case 'destroy':
+    case 'restore':
+    case 'forceDelete':
+      return { params: [], response: jsonResponse(write, 'The record as it was') };
+    case 'deleteById':
+      return { params: [], body: { type: 'object', properties: { ids: { type: 'array', items: c.id } }, required: ['ids'] }, response: jsonResponse({ type: 'object', properties: { success: { const: true }, deleted: { type: 'integer' } }, required: ['success'] }, 'How many records were deleted') };
+    case 'exportExcel':
+    case 'relation.exportExcel':
+      return { params: EXPORT, response: download('A spreadsheet download', 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet') };
+    case 'exportPdf':
+    case 'relation.exportPdf':
+      return { params: EXPORT.concat('template'), response: download('A PDF download', 'application/pdf') };
+    default:
+      if (route.action.startsWith('relation.')) return relationShape(route, c);
+      // routes of other features, described by what they do
+      if (route.answers === 'stream') return { params: EXPORT.concat('template'), response: download('A file download', 'application/octet-stream') };
+      if (route.access === 'read') return { params: route.path.includes(':') ? SHOW : LIST, response: jsonResponse(anyObject) };
+      return { params: [], body: { oneOf: [anyObject, { type: 'array', items: {} }] }, response: jsonResponse(anyObject) };
+  }
+}
