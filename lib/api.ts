@@ -12,6 +12,7 @@ import { configFromEnv, type RestConfig } from './config';
 import { buildRouter, type RouteMiddlewareFactory } from './http/build-router';
 import type { ContextInit } from './http/request-context-middleware';
 import { apiFront } from './http/api-front';
+import { notFound, unmatchedRoutes } from './http/unmatched-route';
 import { exportRoutes } from './export/export-routes';
 import { relationExportRoutes } from './export/relation-export-routes';
 import { tableTemplate, type PdfTemplate } from './export/pdf-templates';
@@ -47,6 +48,11 @@ export interface RestApiOptions {
   cacheStore?: CacheStore;
   /** Authentication (guards), permissions (accesscontrol grants), field policies and ownership (README "Authentication"). */
   auth?: AuthOptions;
+  /**
+   * The application's own query parameters (a token its middleware reads, ...): every generated
+   * route accepts them and the library ignores them; any other unknown name is a 400 (decision 64).
+   */
+  allowParams?: string[];
 }
 
 /** `api.authorize()` options for an application route: the spec's override, or facts to derive from. */
@@ -63,6 +69,8 @@ export interface RegisterOptions {
   updateMultipleRoutes?: UpdateMultipleRoute[];
   /** Relation routes of this resource as parent: the spec's oneToManyConfig / manyToManyConfig (README "Relation routes"). */
   relationRoutes?: RelationRoutesOptions;
+  /** The application's own query parameters on this resource's routes (beside the API's `allowParams`). */
+  allowParams?: string[];
 }
 
 export interface RestApi {
@@ -86,6 +94,8 @@ export interface RestApi {
   service(model: string): ResourceService;
   /** Adds a named PDF export template (`template=<name>`); `pdf`, the default table, is built in. */
   registerPdfTemplate(name: string, make: () => PdfTemplate): RestApi;
+  /** The JSON 404 in the error shape: mount it last under the API's prefix, after your own routes there. */
+  notFound(): RequestHandler;
   /** Puts middleware in front of the generated routes it chooses (permissions, cache, ...). */
   useRouteMiddleware(factory: RouteMiddlewareFactory): RestApi;
   /**
@@ -249,6 +259,9 @@ export function createRestApi(options: RestApiOptions = {}): RestApi {
         pipeline.clearViews();
       },
     },
+    notFound() {
+      return notFound();
+    },
     useRouteMiddleware(factory) {
       if (built) throw new Error('Route middleware must be added before router() is called.');
       middlewares.push(factory);
@@ -269,9 +282,14 @@ export function createRestApi(options: RestApiOptions = {}): RestApi {
       // decision 63: in lenient mode, say at start which routes any authenticated user passes
       auth?.warnOpenRoutes(table.all());
       const router = express.Router();
-      const dispatch = buildRouter(table, [protect, ...middlewares], { beforeRespond: (ctx) => (ctx.touched.size > 0 ? cache.bump(ctx.touched) : undefined), deadlineMs: config.requestTimeoutMs });
+      // the application's own parameters: API-wide, plus those of the resource a route belongs to
+      const allowOf = new Map<string, string[]>();
+      for (const [model, registered] of routeOptions) if (registered.allowParams) allowOf.set(registry.entry(model).declaration.name, registered.allowParams);
+      const allowParams = (route: { resource: string }) => [...(options.allowParams ?? []), ...(allowOf.get(route.resource) ?? [])];
+      const dispatch = buildRouter(table, [protect, ...middlewares], { beforeRespond: (ctx) => (ctx.touched.size > 0 ? cache.bump(ctx.touched) : undefined), deadlineMs: config.requestTimeoutMs, allowParams });
       router.use(apiFront({ log, bodyLimit: options.bodyLimit, context: options.context }, dispatch));
       router.use(unconfiguredRelations());
+      router.use(unmatchedRoutes(table));
       router.use(errorMiddleware(log));
       built = router;
       return router;

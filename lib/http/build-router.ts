@@ -1,6 +1,9 @@
 import type { Request, RequestHandler, Response } from 'express';
 import { mergeParams } from '../query';
 import { checkDepth } from '../query/bounded-depth';
+import { checkParams, type AcceptedParams } from '../query/check-params';
+import { parseQueryString, rawQueryOf } from '../query/parse-query-string';
+import { routeParams } from '../query/route-params';
 import { ApiError, BadRequestError } from '../errors';
 import type { RequestContext } from '../service/request-context';
 import { contextOf } from './request-context-middleware';
@@ -11,13 +14,25 @@ import { serialize, toJson } from './serialize';
 /** Middleware a feature puts in front of some routes (permission checks, cache), chosen per route. */
 export type RouteMiddlewareFactory = (route: RouteDefinition) => RequestHandler | null;
 
+/** What the route accepts (null: a route the parameter table does not know, not checked). */
+function acceptedBy(route: RouteDefinition, options: RouterOptions): AcceptedParams | null {
+  const own = route.params ?? routeParams(route.action);
+  return own ? { own, app: new Set(options.allowParams?.(route) ?? []) } : null;
+}
+
 function handler(route: RouteDefinition, options: RouterOptions): RequestHandler {
+  const accepted = acceptedBy(route, options);
+  const read = route.access === 'read';
   return async (req: Request, res: Response): Promise<void> => {
     const ctx = contextOf(res);
     let result: unknown;
     let timer: NodeJS.Timeout | undefined;
     try {
-      const params = mergeParams(req.query as Record<string, unknown>, req.body);
+      // read from the URL, so bracket notation means the same whatever the app's `query parser` (decision 64)
+      const query = parseQueryString(rawQueryOf(req.url));
+      // a write's body is its data; a read's JSON body carries parameters
+      if (accepted) checkParams(query, read ? req.body : undefined, accepted);
+      const params = mergeParams(query, req.body);
       // bounded before anything recurses into client values (JSON-encoded ones are bounded when decoded)
       checkDepth(params, req.body);
       const work = route.handler({ req, res, ctx, params });
@@ -53,6 +68,8 @@ export interface RouterOptions {
   beforeRespond?: (ctx: RequestContext) => Promise<void> | undefined;
   /** Deadline of JSON routes in ms (REST_REQUEST_TIMEOUT_MS). */
   deadlineMs?: number;
+  /** The application's own parameters on a route (`allowParams`): accepted, and ignored by the library. */
+  allowParams?: (route: RouteDefinition) => readonly string[];
 }
 
 /** A route ready to match: its path split into literal segments (lower case) and `:param` names. */

@@ -68,6 +68,8 @@ export interface RouteDefinition {
   permissions?: string[];
   /** One line for the API description. */
   summary: string;
+  /** The query parameters the route accepts, when its action is not in lib/query/route-params.ts (decision 64). */
+  params?: readonly string[];
   handler(input: RouteInput): Promise<unknown>;
 }
 

@@ -16,7 +16,8 @@ const INDEX = [...LIST_PARAMS, 'hierarchy', ...CACHE];
 const BY_ACTION: Record<string, readonly string[]> = {
   index: INDEX,
   first: INDEX,
-  show: [...SHOW, 'hierarchy', ...CACHE],
+  // orderby orders a tree's siblings (hierarchy)
+  show: [...SHOW, 'hierarchy', 'orderby', ...CACHE],
   exportExcel: EXPORT,
   exportPdf: PDF,
   // writes read their body only

@@ -43,7 +43,7 @@ export interface Member {
 }
 
 interface ExampleAppModule {
-  createExampleApp(options: { driver: DriverName; mongoUri?: string; postgresUri?: string; seed?: boolean }): Promise<ExampleApp>;
+  createExampleApp(options: { driver: DriverName; mongoUri?: string; postgresUri?: string; seed?: boolean; adminToken?: string; apiOptions?: Record<string, unknown> }): Promise<ExampleApp>;
 }
 
 export const CONTRACT_DRIVERS: DriverName[] = (process.env.CONTRACT_DRIVERS ?? 'mongo,sql')
@@ -151,6 +151,16 @@ export class ContractContext {
   unique(prefix = 'u'): string {
     this.seq += 1;
     return `${prefix}-${process.pid}-${this.seq}`;
+  }
+
+  /**
+   * Another example app on this driver's database, with other library options (the superuser's
+   * token is the same); the caller closes it.
+   */
+  async exampleAppWith(apiOptions: Record<string, unknown>): Promise<ExampleApp> {
+    const mod = (await import('../../example-app/app' as string)) as ExampleAppModule;
+    const uri = this.driver === 'mongo' ? { mongoUri: await this.mongoUri() } : { postgresUri: (await postgresDb)!.uri };
+    return mod.createExampleApp({ driver: this.driver, ...uri, seed: false, adminToken: this.app.info.adminToken, apiOptions });
   }
 
   /** GET with parameters JSON-encoded in the query string. */
