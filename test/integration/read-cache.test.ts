@@ -86,6 +86,15 @@ for (const driver of ['mongo', 'sql'] as const) {
         expect(revalidated.headers['x-cache']).to.equal('hit');
       });
 
+      it('cache=false with a matching If-None-Match answers 200 with the body, never a 304', async () => {
+        const first = await get('/categories');
+        const bypass = await get('/categories?cache=false', { 'If-None-Match': first.headers.etag });
+        expect(bypass.status).to.equal(200);
+        expect(bypass.headers['x-cache']).to.equal('bypass');
+        expect(bypass.body).to.deep.equal(first.body);
+        expect((await get('/categories', { 'If-None-Match': first.headers.etag })).status).to.equal(304);
+      });
+
       it('a committed write makes the next read a miss with the new data; a failed write does not', async () => {
         const cat = await newCategory('Cache B');
         await get(`/categories/${cat.id}`);
