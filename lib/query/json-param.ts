@@ -2,7 +2,8 @@ import { BadRequestError } from '../errors';
 import { deeperThan, MAX_PARAMETER_DEPTH } from './bounded-depth';
 
 const JSON_START = /^\s*[[{"]/;
-const JSON_LITERAL = /^\s*(true|false|null|-?\d+(\.\d+)?([eE][+-]?\d+)?)\s*$/;
+// JSON's own number grammar: `007` is text (JSON.parse would throw on it, a 500)
+const JSON_LITERAL = /^\s*(true|false|null|-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?)\s*$/;
 
 /**
  * A parameter value as the client meant it: query-string values may be JSON-encoded

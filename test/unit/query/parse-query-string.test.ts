@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import querystring from 'node:querystring';
 import { BadRequestError } from '../../../lib/errors';
 import { checkParams } from '../../../lib/query/check-params';
+import { decodeParam } from '../../../lib/query/json-param';
 import { parseQueryString, rawQueryOf } from '../../../lib/query/parse-query-string';
 
 function refused(fn: () => unknown, words: string[]): void {
@@ -85,5 +86,14 @@ describe('query: checkParams', () => {
   it('an unknown name in a read body is a 400; a route without parameters says so', () => {
     refused(() => checkParams({}, { limit: 5 }, accepted), ['Unknown parameter "limit"']);
     refused(() => checkParams({ x: '1' }, undefined, { own: [], app: new Set() }), ['"x"', 'takes no query parameters']);
+  });
+});
+
+describe('query: decodeParam literals', () => {
+  it('JSON literals are decoded; numbers JSON cannot read (leading zeros) stay text, not a 500', () => {
+    expect(decodeParam('cache_ttl', '60')).to.equal(60);
+    expect(decodeParam('cache', 'false')).to.equal(false);
+    expect(decodeParam('x', '-0.5e2')).to.equal(-50);
+    for (const text of ['007', '-01', '00', '1.']) expect(decodeParam('select', text)).to.equal(text);
   });
 });
