@@ -1,7 +1,8 @@
 import type { Document } from 'mongodb';
-import type { OrderKey, Scalar } from '../../lib/query/ast';
+import type { Filter, OrderKey, Scalar } from '../../lib/query/ast';
 import type { FieldInfo } from '../../lib/resource/model-info';
 import { type CompileContext, relationLookup, storedPath, storedValue } from './compile-context';
+import { compileFilterStages } from './compile-filter';
 
 /** One sort key as the pipeline sees it. */
 export interface KeyPlan {
@@ -31,7 +32,7 @@ export function compileOrder(order: OrderKey[], model: string, ctx: CompileConte
       continue;
     }
     const alias = ctx.alias('s');
-    const { lookup, field } = chainLookup(ctx, model, key.relations, key.field, alias);
+    const { lookup, field } = chainLookup(ctx, model, key.relations, key.scopes ?? [], key.field, alias);
     stages.push(lookup, { $addFields: { [alias]: { $ifNull: [{ $arrayElemAt: [`$${alias}.v`, 0] }, null] } } });
     keys.push({ path: alias, field, direction: key.direction });
   }
@@ -41,18 +42,22 @@ export function compileOrder(order: OrderKey[], model: string, ctx: CompileConte
   return { stages, sort, keys };
 }
 
-/** A `$lookup` whose array holds at most one `{v}`: the field at the end of a to-one chain. */
-function chainLookup(ctx: CompileContext, model: string, relations: string[], field: string, as: string): { lookup: Document; field: FieldInfo } {
+/**
+ * A `$lookup` whose array holds at most one `{v}`: the field at the end of a to-one chain. `scopes`
+ * (per relation): the records of its target the caller may see; one outside joins as absent (null).
+ */
+function chainLookup(ctx: CompileContext, model: string, relations: string[], scopes: Array<Filter | null>, field: string, as: string): { lookup: Document; field: FieldInfo } {
   const rel = ctx.relation(model, relations[0]);
   if (rel.kind !== 'belongsTo' && rel.kind !== 'hasOne') throw new Error(`Sort key through ${model}.${rel.name}: not a to-one relation`);
-  // hasOne: the same record eager loading picks (the first by _id)
-  const first = rel.kind === 'hasOne' ? [{ $sort: { _id: 1 } }, { $limit: 1 }] : [{ $limit: 1 }];
+  // hasOne: the same record eager loading picks (the first by _id, of those in scope)
+  const visible = compileFilterStages(scopes[0] ?? null, rel.target, ctx);
+  const first = [...visible, ...(rel.kind === 'hasOne' ? [{ $sort: { _id: 1 } }, { $limit: 1 }] : [{ $limit: 1 }])];
   if (relations.length === 1) {
     const info = ctx.field(rel.target, field);
     const inner = [...first, { $project: { _id: 0, v: `$${storedPath(ctx.model(rel.target), field)}` } }];
     return { lookup: relationLookup(ctx, model, rel, inner, as), field: info };
   }
-  const next = chainLookup(ctx, rel.target, relations.slice(1), field, 'n');
+  const next = chainLookup(ctx, rel.target, relations.slice(1), scopes.slice(1), field, 'n');
   const inner = [...first, next.lookup, { $project: { _id: 0, v: { $arrayElemAt: ['$n.v', 0] } } }];
   return { lookup: relationLookup(ctx, model, rel, inner, as), field: next.field };
 }

@@ -1,5 +1,6 @@
 import type { Direction, OrderKey, Scalar } from '../../lib/query/ast';
 import type { FieldInfo } from '../../lib/resource/model-info';
+import { compileFilter } from './compile-filter';
 import { ParamBuilder, quoteIdent } from './sql-builder';
 import type { CompileContext } from './compile-context';
 
@@ -37,7 +38,7 @@ export function compileOrder(order: OrderKey[], ctx: CompileContext, model: stri
   const keys: SortKey[] = order.map((key, index) => {
     let current = { model, alias };
     const path: string[] = [];
-    for (const name of key.relations) {
+    key.relations.forEach((name, step) => {
       path.push(name);
       const id = path.join('.');
       let next = joined.get(id);
@@ -45,13 +46,19 @@ export function compileOrder(order: OrderKey[], ctx: CompileContext, model: stri
         const rel = ctx.relation(current.model, name);
         const o = params.alias('o');
         const oq = quoteIdent(o);
+        // the caller's scope of the related model: a record outside it joins as absent (sorts as null)
+        const scope = key.scopes?.[step] ?? null;
         if (rel.kind === 'belongsTo') {
-          joins.push(`LEFT JOIN ${ctx.table(rel.target)} AS ${oq} ON ${ctx.column(rel.target, o, ctx.model(rel.target).key)} = ${ctx.column(current.model, current.alias, rel.foreignKey)}`);
+          const on = [`${ctx.column(rel.target, o, ctx.model(rel.target).key)} = ${ctx.column(current.model, current.alias, rel.foreignKey)}`];
+          if (scope) on.push(compileFilter(scope, ctx, rel.target, o, params));
+          joins.push(`LEFT JOIN ${ctx.table(rel.target)} AS ${oq} ON ${on.join(' AND ')}`);
         } else if (rel.kind === 'hasOne') {
           const x = params.alias('x');
+          const where = [`${ctx.column(rel.target, x, rel.foreignKey)} = ${ctx.column(current.model, current.alias, ctx.model(current.model).key)}`];
+          if (scope) where.push(compileFilter(scope, ctx, rel.target, x, params));
           joins.push(
-            `LEFT JOIN LATERAL (SELECT * FROM ${ctx.table(rel.target)} AS ${quoteIdent(x)} WHERE ${ctx.column(rel.target, x, rel.foreignKey)} = ` +
-              `${ctx.column(current.model, current.alias, ctx.model(current.model).key)} ORDER BY ${ctx.column(rel.target, x, ctx.model(rel.target).key)} LIMIT 1) AS ${oq} ON TRUE`,
+            `LEFT JOIN LATERAL (SELECT * FROM ${ctx.table(rel.target)} AS ${quoteIdent(x)} WHERE ${where.join(' AND ')} ` +
+              `ORDER BY ${ctx.column(rel.target, x, ctx.model(rel.target).key)} LIMIT 1) AS ${oq} ON TRUE`,
           );
         } else {
           throw new Error(`Sort key through ${current.model}.${name}: only to-one relations can be sort keys`);
@@ -60,7 +67,7 @@ export function compileOrder(order: OrderKey[], ctx: CompileContext, model: stri
         joined.set(id, next);
       }
       current = next;
-    }
+    });
     const field = ctx.field(current.model, key.field);
     const col = ctx.value(current.model, current.alias, key.field);
     return {

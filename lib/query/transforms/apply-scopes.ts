@@ -1,4 +1,4 @@
-import type { Filter, ListQuery } from '../ast';
+import type { Filter, ListQuery, OrderKey } from '../ast';
 import { allOf, mapFilter, mapLoads } from '../walk';
 
 /**
@@ -9,7 +9,8 @@ export type ScopeOf = (model: string, root?: ListQuery | null) => Filter | null;
 
 /**
  * Narrows every model a query reaches to its scope (ownership, soft delete, ...): the root filter,
- * each relation existence filter and each eager-loaded relation at any depth. One transform, so
+ * each relation existence filter, each eager-loaded relation at any depth and each relation a sort
+ * key goes through (a record outside its scope sorts as absent: no order tells what it holds). One transform, so
  * no read path can forget a scope and both compilers (and the cache key) see one canonical query.
  */
 export function applyScopes(query: ListQuery, scopeOf: ScopeOf, targetOf: (model: string, relation: string) => string): ListQuery {
@@ -23,9 +24,18 @@ export function applyScopes(query: ListQuery, scopeOf: ScopeOf, targetOf: (model
   return {
     ...query,
     filter: allOf(narrowed, scopeOf(query.model, query)),
+    order: query.order.map((key) => scopeOrderKey(key, query.model, scopeOf, targetOf)),
     relations: mapLoads(query.relations, query.model, targetOf, (load, target) => {
       const scope = scopeOf(target);
       return scope ? { ...load, filter: allOf(load.filter, scope) } : load;
     }),
   };
+}
+
+/** A sort key through relations, with the scope of each relation's target (unchanged when none has one). */
+function scopeOrderKey(key: OrderKey, root: string, scopeOf: ScopeOf, targetOf: (model: string, relation: string) => string): OrderKey {
+  if (key.relations.length === 0) return key;
+  let model = root;
+  const scopes = key.relations.map((relation) => scopeOf((model = targetOf(model, relation))));
+  return scopes.some((scope) => scope !== null) ? { ...key, scopes } : key;
 }
