@@ -5,6 +5,7 @@ import { Writable } from 'node:stream';
 import { DataTypes, Sequelize } from 'sequelize';
 import request from 'supertest';
 import winston from 'winston';
+import { createExampleApp } from '../../example-app/app';
 import { createRestApi, type AuthOptions, type AuthUser } from '../../lib';
 import { sharedMongo, sharedPostgres } from '../support/databases';
 
@@ -293,3 +294,25 @@ for (const [driver, open] of Object.entries(DRIVERS)) {
     });
   });
 }
+
+describe('the example app under strict permissions', function () {
+  this.timeout(60_000);
+
+  it('its grants name every generated route: lenient mode would open none (so strict denies none of its roles\' rights)', async () => {
+    const { logger, lines } = memoryLogger();
+    const uri = new URL((await sharedMongo()).uri);
+    uri.pathname = '/auth_defaults_example';
+    const saved = process.env.PERMISSION_STRICT_MODE;
+    process.env.PERMISSION_STRICT_MODE = 'false';
+    let shop: Awaited<ReturnType<typeof createExampleApp>> | undefined;
+    try {
+      shop = await createExampleApp({ driver: 'mongo', mongoUri: uri.toString(), logger });
+      expect(shop.api.routes().all().length).to.be.greaterThan(50);
+      expect(lines.filter((l) => Array.isArray(l.openRoutes)).map((l) => l.openRoutes)).to.deep.equal([]);
+    } finally {
+      if (saved === undefined) delete process.env.PERMISSION_STRICT_MODE;
+      else process.env.PERMISSION_STRICT_MODE = saved;
+      await shop?.close();
+    }
+  });
+});
