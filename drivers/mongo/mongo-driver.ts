@@ -170,7 +170,7 @@ export class MongoDriver extends ConnectionDriver<Connection> implements Driver 
       return docs.map((doc) => pivotRow(pivot, doc));
     },
     attach: async (model, relation, rows, tx) => {
-      if (rows.length === 0) return;
+      if (rows.length === 0) return [];
       const pivot = this.pivotOf(model, relation);
       const docs = rows.map((r) => ({ [pivot.parentKey]: toObjectId(String(r.parentId)), [pivot.relatedKey]: toObjectId(String(r.relatedId)), ...Object.fromEntries(pivot.columns.map((c) => [c, r.values[c] ?? null])) }));
       // both sides are referenced: a concurrent delete of either conflicts, as with foreign keys
@@ -182,6 +182,12 @@ export class MongoDriver extends ConnectionDriver<Connection> implements Driver 
         if (found < wanted.length) throw new DriverFailure({ type: 'foreign_key_violation', field: side === model ? pivot.parentKey : pivot.relatedKey });
       }
       await this.db().collection(pivot.table).insertMany(docs, { session: this.session(tx), ordered: true });
+      return rows.map((r) => String(outputValue(toObjectId(String(r.relatedId)))));
+    },
+    lock: async (model, relation, parentId, tx) => {
+      // one lock document per (pivot collection, parent): two transactions changing the same links conflict
+      const pivot = this.pivotOf(model, relation);
+      await lockRecords(this.db(), this.session(tx), [`__pivot:${pivot.table}:${String(outputValue(toObjectId(String(parentId)))).toLowerCase()}`]);
     },
     detach: async (model, relation, parentId, relatedIds, tx) => {
       if (relatedIds && relatedIds.length === 0) return [];
@@ -227,6 +233,15 @@ export class MongoDriver extends ConnectionDriver<Connection> implements Driver 
     const models = Object.values(this.conn().models) as AnyModel[];
     const model = models.find((m) => m.collection.collectionName === table);
     return model ? Object.keys(model.schema.paths) : null;
+  }
+
+  /**
+   * One lock document per collection with a hierarchy: two transactions moving records of it write
+   * it, so the later one conflicts (WriteConflict), is retried, and its cycle check reads the move
+   * the other committed (snapshot isolation alone lets both pass their checks: write skew).
+   */
+  async lockHierarchy(model: string, tx: Transaction): Promise<void> {
+    await lockRecords(this.db(), this.session(tx), [`__hierarchy:${this.collection(model)}`]);
   }
 
   translateError(error: unknown): DatabaseErrorInfo | null {

@@ -16,13 +16,13 @@ export function compilePivotRead(pivot: PivotInfo, parentId: unknown, relatedIds
   return { sql: `SELECT ${columns} FROM ${table(pivot)} WHERE ${where} ORDER BY ${quoteIdent(pivot.relatedKey)}`, bind: relatedIds ? [parentId, relatedIds] : [parentId] };
 }
 
-/** One INSERT of every row; a pair already present (unique index) is left as it is. */
+/** One INSERT of every row; a pair already present (unique index) is left as it is; answers the related ids inserted. */
 export function compilePivotInsert(pivot: PivotInfo, rows: Array<Record<string, unknown>>): SqlStatement {
   const columns = [pivot.parentKey, pivot.relatedKey, ...pivot.columns.filter((c) => rows.some((r) => Object.prototype.hasOwnProperty.call(r, c)))];
   const targets = columns.map(quoteIdent).join(', ');
   const values = columns.map((c) => `"v".${quoteIdent(c)}`).join(', ');
   return {
-    sql: `INSERT INTO ${table(pivot)} (${targets}) SELECT ${values} FROM jsonb_populate_recordset(NULL::${table(pivot)}, $1::jsonb) AS "v" ON CONFLICT DO NOTHING`,
+    sql: `INSERT INTO ${table(pivot)} (${targets}) SELECT ${values} FROM jsonb_populate_recordset(NULL::${table(pivot)}, $1::jsonb) AS "v" ON CONFLICT DO NOTHING RETURNING ${quoteIdent(pivot.relatedKey)}`,
     bind: [JSON.stringify(rows)],
   };
 }
@@ -45,4 +45,12 @@ export function compilePivotUpdate(pivot: PivotInfo, rows: Array<Record<string, 
       `FROM jsonb_array_elements($1::jsonb) AS "e"("j")) AS "u" WHERE "t".${parent} = ("u"."r").${parent} AND "t".${related} = ("u"."r").${related}`,
     bind: [JSON.stringify(rows)],
   };
+}
+
+/**
+ * The lock of one parent's pivot rows, first in a transaction that changes them: a transaction-scoped
+ * advisory lock on (pivot table, parent id), in the two-key space (hierarchy locks use the one-key space).
+ */
+export function compilePivotLock(pivot: PivotInfo, parentId: unknown): SqlStatement {
+  return { sql: 'SELECT pg_advisory_xact_lock(hashtext($1), hashtext($2)) AS "locked"', bind: [pivot.table, String(parentId)] };
 }

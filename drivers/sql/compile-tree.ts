@@ -33,3 +33,13 @@ export function compileTreeCondition(tree: TreeWalk, ctx: CompileContext, model:
   }
   return `${ctx.column(model, alias, key)} IN (WITH RECURSIVE ${ctes.join(', ')} ${walks.join(' UNION ')})`;
 }
+
+/**
+ * The lock of a table's hierarchy, first in a transaction that moves records in it: hierarchy moves
+ * of one table run one after the other, and (READ COMMITTED, PostgreSQL's default) the cycle check
+ * after a move reads every move committed before it, so two moves cannot each pass the check and
+ * together make a cycle. A transaction-scoped advisory lock in the one-key space.
+ */
+export function compileHierarchyLock(table: string): { sql: string; bind: unknown[] } {
+  return { sql: 'SELECT pg_advisory_xact_lock(hashtextextended($1, 0)) AS "locked"', bind: [`hierarchy:${table}`] };
+}

@@ -2,7 +2,8 @@ import { Utils, type Model, type ModelStatic, type Sequelize, type Transaction a
 import { DriverFailure, type DatabaseErrorInfo, type DescribedModel, type Driver, type Id, type ListResult, type PivotCapability, type PivotRow, type Row, type Transaction, type UpdateGuard, type UpdateItem } from '../../lib/driver';
 import { relationOf } from '../../lib/resource/model-lookup';
 import type { PivotInfo } from '../../lib/resource/model-info';
-import { compilePivotDelete, compilePivotInsert, compilePivotRead, compilePivotUpdate } from './compile-pivots';
+import { compilePivotDelete, compilePivotInsert, compilePivotLock, compilePivotRead, compilePivotUpdate } from './compile-pivots';
+import { compileHierarchyLock } from './compile-tree';
 import type { ListQuery, Scalar } from '../../lib/query/ast';
 import type { ModelDeclaration } from '../../lib/resource/relation-declaration';
 import { ConnectionDriver } from '../../lib/driver/connection-driver';
@@ -184,10 +185,14 @@ export class SqlDriver extends ConnectionDriver<Sequelize> implements Driver {
       return rows.map((raw) => this.pivotRow(pivot, raw));
     },
     attach: async (model, relation, rows, tx) => {
-      if (rows.length === 0) return;
+      if (rows.length === 0) return [];
       const pivot = this.pivotOf(model, relation);
       const json = rows.map((r) => ({ ...r.values, [pivot.parentKey]: r.parentId, [pivot.relatedKey]: r.relatedId }));
-      await this.run(compilePivotInsert(pivot, json), this.tx(tx));
+      const inserted = await this.run(compilePivotInsert(pivot, json), this.tx(tx));
+      return inserted.map((r) => Number(r[pivot.relatedKey]));
+    },
+    lock: async (model, relation, parentId, tx) => {
+      await this.run(compilePivotLock(this.pivotOf(model, relation), parentId), this.tx(tx));
     },
     detach: async (model, relation, parentId, relatedIds, tx) => {
       if (relatedIds && relatedIds.length === 0) return [];
@@ -224,6 +229,11 @@ export class SqlDriver extends ConnectionDriver<Sequelize> implements Driver {
     });
     if (!model) return null;
     return Object.entries(attributesOf(model)).flatMap(([name, attr]) => [name, (attr as { field?: string }).field ?? name]);
+  }
+
+  async lockHierarchy(model: string, tx: Transaction): Promise<void> {
+    const info = this.table(model);
+    await this.run(compileHierarchyLock(info.schema ? `${info.schema}.${info.table}` : info.table), this.tx(tx));
   }
 
   translateError(error: unknown): DatabaseErrorInfo | null {

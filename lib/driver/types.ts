@@ -98,12 +98,22 @@ export interface PivotRow {
 export interface PivotCapability {
   /** The pivot rows of one parent, all or those of `relatedIds`. */
   read(model: string, relation: string, parentId: Id, relatedIds: Id[] | null, tx?: Transaction): Promise<PivotRow[]>;
-  /** Inserts pivot rows (`values` hold only allowed pivot columns); a pair already present is left as it is. */
-  attach(model: string, relation: string, rows: PivotRow[], tx: Transaction): Promise<void>;
+  /**
+   * Inserts pivot rows (`values` hold only allowed pivot columns); a pair already present is left as
+   * it is. Answers the related ids this call inserted (what the database changed, not what was asked).
+   */
+  attach(model: string, relation: string, rows: PivotRow[], tx: Transaction): Promise<Id[]>;
   /** Removes the pivot rows of `relatedIds` (all when null); returns the related ids detached. */
   detach(model: string, relation: string, parentId: Id, relatedIds: Id[] | null, tx: Transaction): Promise<Id[]>;
   /** Sets pivot column values of existing pivot rows (each row's own columns; absent ones keep their value). */
   update(model: string, relation: string, rows: PivotRow[], tx: Transaction): Promise<void>;
+  /**
+   * Optional: the first statement of a transaction that changes one parent's pivot rows. Concurrent
+   * such transactions of the same parent and relation run one after the other (PostgreSQL: an
+   * advisory lock; MongoDB: a write to one lock document, so the later one conflicts, is retried
+   * and reads what the other committed): a sync reads the set it replaces.
+   */
+  lock?(model: string, relation: string, parentId: Id, tx: Transaction): Promise<void>;
 }
 
 /** Rows of a list query as a stream from a database cursor (capability: exports). */
@@ -171,6 +181,13 @@ export interface Driver {
    * DriverFailure foreign_key_violation, cascade deletes, setNull clears. Pivot rows cascade.
    */
   delete(model: string, ids: Id[], tx: Transaction): Promise<Id[]>;
+
+  /**
+   * Optional: the first statement of a transaction that changes the hierarchy field of `model`.
+   * Concurrent such transactions of the same model run one after the other, each seeing what the
+   * previous committed, so the cycle check after the move cannot miss a concurrent move (write skew).
+   */
+  lockHierarchy?(model: string, tx: Transaction): Promise<void>;
 
   /** Translate a native error; null when it is not a database error this driver knows. */
   translateError(error: unknown): DatabaseErrorInfo | null;

@@ -14,6 +14,9 @@ export interface HierarchyOptions<M extends string> {
   includeEmptyChildren: boolean;
 }
 
+/** children_key values refused: assigning them on a record object would not create a key. */
+const RESERVED_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
+
 const KEYS = ['filter_mode', 'mode', 'children_key', 'max_depth', 'include_empty_children'];
 
 function readBool(value: unknown, name: string): boolean {
@@ -43,6 +46,10 @@ export function parseHierarchy<M extends string>(raw: unknown, modes: readonly M
   const childrenKey = options.children_key ?? 'children';
   if (typeof childrenKey !== 'string' || !/^[A-Za-z_][A-Za-z0-9_]{0,63}$/.test(childrenKey)) {
     throw new BadRequestError('hierarchy.children_key must be a name of letters, digits and _ (at most 64).', 'hierarchy');
+  }
+  // names an object's prototype machinery: as a key, the nested children would vanish
+  if (RESERVED_KEYS.has(childrenKey)) {
+    throw new BadRequestError(`hierarchy.children_key may not be "${childrenKey}" (reserved: ${[...RESERVED_KEYS].join(', ')}).`, 'hierarchy');
   }
   let maxDepth: number | null = null;
   if (options.max_depth !== undefined && options.max_depth !== null) {

@@ -11,12 +11,17 @@ export interface PivotEntry {
 }
 
 const MAX_ITEMS = 10_000;
+const INT32_MIN = -2_147_483_648;
+const INT32_MAX = 2_147_483_647;
 
 function fits(type: FieldType | undefined, value: unknown): string | null {
   if (value === null) return null;
   switch (type) {
     case 'integer':
-      return Number.isSafeInteger(value) ? null : 'must be an integer';
+      // one range on both drivers: what a PostgreSQL INTEGER column holds (2^31 would be stored by
+      // MongoDB and refused by PostgreSQL's write as an unnamed 400)
+      if (!Number.isSafeInteger(value)) return 'must be an integer';
+      return (value as number) >= INT32_MIN && (value as number) <= INT32_MAX ? null : `must be an integer between ${INT32_MIN} and ${INT32_MAX}`;
     case 'number':
       return typeof value === 'number' && Number.isFinite(value) ? null : 'must be a number';
     case 'boolean':

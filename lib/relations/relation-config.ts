@@ -59,6 +59,8 @@ export interface ResolvedRelation {
   foreignKey: string;
   pivot: PivotInfo | null;
   dataKeys: string[];
+  /** True when the configuration declares mutation.dataKey: bodies must then hold it (decision 67). */
+  dataKeyDeclared: boolean;
   deleteRelated: boolean;
   /** Many-to-many: the pivot columns a client may write. */
   writablePivot: string[];
@@ -114,7 +116,8 @@ export function resolveRelation(
     relation,
     foreignKey: relation.foreignKey,
     pivot,
-    dataKeys: dataKey === undefined ? [segment] : Array.isArray(dataKey) ? dataKey : [dataKey],
+    dataKeys: dataKey === undefined || (Array.isArray(dataKey) && dataKey.length === 0) ? [segment] : Array.isArray(dataKey) ? dataKey : [dataKey],
+    dataKeyDeclared: dataKey !== undefined && (!Array.isArray(dataKey) || dataKey.length > 0),
     deleteRelated: config.mutation?.deleteRelated ?? true,
     writablePivot,
   };

@@ -105,7 +105,9 @@ export class RelationService {
     else {
       const pivot = this.config.pivot!;
       const values = items.map((item, i) => (item && typeof item === 'object' && 'pivot' in item ? readPivotObject((item as { pivot: unknown }).pivot, pivot, this.config.writablePivot, `${key}.${i}.pivot`) : {}));
-      scope.within = (tx, ids) => this.pivots.attach(this.parent.name, this.config.relation.name, ids.map((id, i) => ({ parentId, relatedId: id, values: values[i] })), tx);
+      scope.within = async (tx, ids) => {
+        await this.pivots.attach(this.parent.name, this.config.relation.name, ids.map((id, i) => ({ parentId, relatedId: id, values: values[i] })), tx);
+      };
     }
     const result = await this.related.storeItems(items.map((item) => (item && typeof item === 'object' ? stripPivot(item as Record<string, unknown>) : item)), bulk, ctx, scope);
     this.touch(ctx);
@@ -116,8 +118,9 @@ export class RelationService {
   /** updateRelation, single: a related record of the parent (its link to the parent cannot change). */
   async update(ref: ParentRef, rawId: string, body: unknown, ctx: RequestContext): Promise<WriteResult> {
     const parentId = await this.parentId(ref, ctx);
+    const record = this.record(body);
     const narrow = await this.narrowFor(parentId, [this.relatedId(rawId, parentId)]);
-    const result = await this.related.update(rawId, body, ctx, { narrow, forced: this.forced(parentId), notFound: () => this.notFound(rawId, parentId) });
+    const result = await this.related.update(rawId, record, ctx, { narrow, forced: this.forced(parentId), notFound: () => this.notFound(rawId, parentId) });
     this.touch(ctx);
     await this.pivotsOf(result, parentId);
     return result;
@@ -159,7 +162,7 @@ export class RelationService {
     }
     const [row] = await this.related.read([id], { select: null, relations: [] }, ctx, undefined, narrow);
     if (!row) throw notFound();
-    await this.transaction((tx) => this.detachIds(parentId, [id], tx));
+    await this.pivotTransaction(parentId, (tx) => this.detachIds(parentId, [id], tx));
     return { success: true, model: row };
   }
 
@@ -179,7 +182,7 @@ export class RelationService {
     } else if (this.config.kind === 'oneToMany') {
       await this.related.updateMultiple({ ids: ids.map((id) => ({ id })) }, ctx, { itemKey: 'ids', narrow, notFound, forced: { [this.config.foreignKey]: null } });
     } else {
-      await this.transaction((tx) => this.detachIds(parentId, ids, tx));
+      await this.pivotTransaction(parentId, (tx) => this.detachIds(parentId, ids, tx));
     }
     const models = ids.map((id) => ({ id }));
     return missing.length > 0 ? partialSuccess(this.related.name, this.config.segment, this.listPath(String(parentId)), models, missing) : { success: true, models };
@@ -197,12 +200,12 @@ export class RelationService {
     const pivot = this.config.pivot!;
     let entries: PivotEntry[];
     if (scenario === 'attach') {
-      const obj = plainObject(body ?? {}, 'The request body');
+      const obj = plainObject(this.wrapped(body) ?? {}, 'The request body');
       const rawId = obj[pivot.relatedKey] ?? obj.id;
       if (typeof rawId !== 'string' && typeof rawId !== 'number') throw new ValidationError({ [pivot.relatedKey]: [`The ${pivot.relatedKey} field is required and must be an id.`] });
       entries = [{ rawId, values: readPivotObject(obj, pivot, this.config.writablePivot, 'The request body'), path: pivot.relatedKey }];
     } else {
-      const { key, value } = this.data(body);
+      const { key, value } = this.idSet(body);
       entries = readPivotInput(value, pivot, this.config.writablePivot, key);
     }
     // the parent check and the related ids' check are independent: one round trip of latency for both
@@ -210,7 +213,9 @@ export class RelationService {
     if (scenario === 'attach' && missing.length > 0) throw this.notFound(entries[0].rawId, parentId);
     const wanted = entries.flatMap((e, i) => (found.has(i) ? [{ id: found.get(i)!, values: e.values }] : []));
     const name = this.config.relation.name;
-    const outcome = await this.transaction(async (tx) => {
+    // one writer of this parent's links at a time (the driver's lock), so what is read here is the
+    // set this request changes; the report comes from what the database says it changed
+    const outcome = await this.pivotTransaction(parentId, async (tx) => {
       const current = await this.pivots.read(this.parent.name, name, parentId, scenario === 'sync' ? null : wanted.map((w) => w.id), tx);
       const linked = new Map(current.map((row) => [String(row.relatedId), row]));
       const wantedIds = new Set(wanted.map((w) => String(w.id)));
@@ -227,8 +232,8 @@ export class RelationService {
       if (scenario === 'toggle') {
         detached = await this.detachIds(parentId, wanted.filter((w) => linked.has(String(w.id))).map((w) => w.id), tx);
       }
-      await this.pivots.attach(this.parent.name, name, toAttach.map((w) => ({ parentId, relatedId: w.id, values: w.values })), tx);
-      return { attached: toAttach.map((w) => w.id), detached, updated };
+      const inserted = new Set((await this.pivots.attach(this.parent.name, name, toAttach.map((w) => ({ parentId, relatedId: w.id, values: w.values })), tx)).map((id) => String(id).toLowerCase()));
+      return { attached: toAttach.filter((w) => inserted.has(String(w.id).toLowerCase())).map((w) => w.id), detached, updated };
     });
     this.touch(ctx);
     const answer: Record<string, unknown> = { attached: outcome.attached };
@@ -244,7 +249,7 @@ export class RelationService {
       const id = typeof raw === 'string' || typeof raw === 'number' ? this.related.entry.driver.parseId(this.related.name, String(raw)) : null;
       return id === null ? [] : [id];
     });
-    const detached = await this.transaction((tx) => this.detachIds(parentId, ids, tx));
+    const detached = await this.pivotTransaction(parentId, (tx) => this.detachIds(parentId, ids, tx));
     this.touch(ctx);
     return { detached: detached.length };
   }
@@ -253,7 +258,7 @@ export class RelationService {
   async updatePivot(ref: ParentRef, rawId: string, body: unknown, ctx: RequestContext): Promise<Row> {
     const parentId = await this.parentId(ref, ctx);
     const id = this.relatedId(rawId, parentId);
-    const values = readPivotObject(body ?? {}, this.config.pivot!, this.config.writablePivot, 'The request body');
+    const values = readPivotObject(this.wrapped(body) ?? {}, this.config.pivot!, this.config.writablePivot, 'The request body');
     const [row] = await this.pivotUpdate(parentId, [{ id, values }], ctx);
     if (!row) throw this.notFound(rawId, parentId);
     return row;
@@ -277,7 +282,7 @@ export class RelationService {
   /** Updates the pivot rows of attached ids (one statement) and answers those records with their pivots. */
   private async pivotUpdate(parentId: Id, items: Array<{ id: Id; values: Record<string, unknown> }>, ctx: RequestContext): Promise<Row[]> {
     const name = this.config.relation.name;
-    const links = await this.transaction(async (tx) => {
+    const links = await this.pivotTransaction(parentId, async (tx) => {
       const attached = new Set((await this.pivots.read(this.parent.name, name, parentId, items.map((i) => i.id), tx)).map((r) => String(r.relatedId)));
       const rows = items.filter((i) => attached.has(String(i.id)));
       await this.pivots.update(this.parent.name, name, rows.map((i) => ({ parentId, relatedId: i.id, values: i.values })), tx);
@@ -291,6 +296,14 @@ export class RelationService {
   /** One transaction on the parent's driver, database errors answered like the resource routes' (decision 34). */
   private transaction<T>(work: (tx: Transaction) => Promise<T>): Promise<T> {
     return this.parent.translating(() => this.parent.entry.driver.transaction(work));
+  }
+
+  /** A transaction that changes one parent's pivot rows: the driver's lock on them is its first statement. */
+  private pivotTransaction<T>(parentId: Id, work: (tx: Transaction) => Promise<T>): Promise<T> {
+    return this.transaction(async (tx) => {
+      await this.pivots.lock?.(this.parent.name, this.config.relation.name, parentId, tx);
+      return work(tx);
+    });
   }
 
   private async detachIds(parentId: Id, ids: Id[], tx: Transaction): Promise<Id[]> {
@@ -340,12 +353,60 @@ export class RelationService {
     return { found, missing };
   }
 
-  /** The mutation data: under the first dataKey present, else the body itself. */
+  /** The dataKey present in a body object (the first declared one), or null. */
+  private dataKeyIn(body: unknown): string | null {
+    if (body === null || typeof body !== 'object' || Array.isArray(body)) return null;
+    return this.config.dataKeys.find((key) => Object.prototype.hasOwnProperty.call(body, key)) ?? null;
+  }
+
+  /**
+   * The mutation data (decision 67): under the first dataKey present; without one, the body itself
+   * only when the configuration declares no dataKey, else a 400 naming the dataKey.
+   */
   private data(body: unknown): { key: string; value: unknown } {
-    if (body !== null && typeof body === 'object' && !Array.isArray(body)) {
-      for (const key of this.config.dataKeys) if (Object.prototype.hasOwnProperty.call(body, key)) return { key, value: (body as Record<string, unknown>)[key] };
-    }
+    const found = this.dataKeyIn(body);
+    if (found !== null) return { key: found, value: (body as Record<string, unknown>)[found] };
+    if (this.config.dataKeyDeclared) throw this.missingDataKey();
     return { key: this.config.dataKeys[0], value: body };
+  }
+
+  /** The record of a single update: under the dataKey when the body holds it (decision 67). */
+  private record(body: unknown): unknown {
+    const { value } = this.data(body);
+    return value;
+  }
+
+  /** A single attach's or pivot update's object: the spec's bare object, or the same under the dataKey. */
+  private wrapped(body: unknown): unknown {
+    const found = this.dataKeyIn(body);
+    const inner = found === null ? undefined : (body as Record<string, unknown>)[found];
+    return inner !== null && typeof inner === 'object' && !Array.isArray(inner) ? inner : body;
+  }
+
+  /**
+   * The ids of bulk_attach, sync and toggle (decisions 49, 67): under the dataKey, a flat array,
+   * `{ids}` or `{<related>_ids}`. Anything else (`{}`, a misspelled key) is a 400 naming the dataKey,
+   * never an empty set: a sync of an empty set detaches everything, so it must be asked for.
+   */
+  private idSet(body: unknown): { key: string; value: unknown } {
+    const key = this.config.dataKeys[0];
+    if (Array.isArray(body)) return { key, value: body };
+    const found = this.dataKeyIn(body);
+    if (found !== null) return { key: found, value: (body as Record<string, unknown>)[found] };
+    if (body !== null && typeof body === 'object') {
+      for (const alias of ['ids', `${this.related.name}_ids`]) {
+        const value = (body as Record<string, unknown>)[alias];
+        if (Object.prototype.hasOwnProperty.call(body, alias) && Array.isArray(value)) return { key: alias, value };
+      }
+    }
+    throw this.missingDataKey(true);
+  }
+
+  private missingDataKey(ids = false): BadRequestError {
+    const key = this.config.dataKeys[0];
+    const also = this.config.dataKeys.length > 1 ? ` (or ${this.config.dataKeys.slice(1).map((k) => `"${k}"`).join(', ')})` : '';
+    const forms = ids ? `; the ids may also come as a flat array, {"ids": [...]} or {"${this.related.name}_ids": [...]}` : '';
+    return new BadRequestError(`The request body must hold the ${this.config.segment} under "${key}"${also}, as {"${key}": ...}${forms}.`, key);
   }
 
   /** Decision 49: a flat array, `{ids}`, `{<related MODEL>_ids}` or the dataKey. */

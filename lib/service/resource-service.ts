@@ -283,6 +283,7 @@ export class ResourceService {
     this.logQuery('update', { id, changes: item.changes });
     const [written] = await this.db(() =>
       this.driver.transaction(async (tx) => {
+        await this.lockHierarchy([item], tx);
         const existing = await this.visibleIds([id], ctx, tx, scope.narrow);
         if (existing.length === 0) throw scope.notFound?.([rawId]) ?? this.notFound(rawId);
         await this.assertOwned([id], 'update', ctx, tx);
@@ -327,6 +328,7 @@ export class ResourceService {
     this.logQuery('updateMultiple', { ids });
     const written = await this.db(() =>
       this.driver.transaction(async (tx) => {
+        await this.lockHierarchy(items, tx);
         const changed = items.filter((item) => Object.keys(item.changes).length > 0);
         // a caller who sees every record: the UPDATE itself finds which ids exist (a missing one is
         // a 404 that rolls back what it wrote), one statement fewer than checking them first
@@ -581,6 +583,17 @@ export class ResourceService {
     const filter = allOf(mine.filter, ownerFilter(info, ctx));
     const { rows } = await this.driver.list({ ...mine, filter }, tx);
     if (rows.length < ids.length) throw new ForbiddenError();
+  }
+
+  /**
+   * First in a write that moves records in a hierarchy (sets the parent field): the driver's lock
+   * orders concurrent moves of this model, so the cycle check of each sees the moves committed
+   * before it. Without it, A.parent = B and B.parent = A in parallel both pass their checks.
+   */
+  private async lockHierarchy(items: Array<{ changes: Record<string, unknown> }>, tx: Transaction): Promise<void> {
+    const field = this.entry.info.hierarchyField;
+    if (!field || !this.driver.lockHierarchy) return;
+    if (items.some((item) => item.changes[field] !== undefined && item.changes[field] !== null)) await this.driver.lockHierarchy(this.name, tx);
   }
 
   /**

@@ -56,10 +56,12 @@ forEachDriver('relation routes', (ctx) => {
       const a = await ctx.create('reviews', { product_id: product.id, rating: 1 });
       const b = await ctx.create('reviews', { product_id: product.id, rating: 1 });
       const foreign = await ctx.create('reviews', { product_id: other.id, rating: 1 });
-      const one = await req().put(`${base()}/reviews/${a.id}`).send({ rating: 4, product_id: other.id });
+      // decision 67: the single update reads its record under the dataKey too
+      expectError(await req().put(`${base()}/reviews/${a.id}`).send({ rating: 4 }), 400, 'bad_request', /"reviews"/);
+      const one = await req().put(`${base()}/reviews/${a.id}`).send({ reviews: { rating: 4, product_id: other.id } });
       expect(one.status, one.text).to.equal(200);
       expect(one.body.model).to.include({ rating: 4, product_id: product.id });
-      expectError(await req().put(`${base()}/reviews/${foreign.id}`).send({ rating: 4 }), 404, 'not_found');
+      expectError(await req().put(`${base()}/reviews/${foreign.id}`).send({ reviews: { rating: 4 } }), 404, 'not_found');
       const bulk = await req().put(`${base()}/reviews`).query({ _scenario: 'bulk_update' }).send({ reviews: [{ id: b.id, rating: 2 }, { id: foreign.id, rating: 2 }] });
       expect(bulk.status, bulk.text).to.equal(207);
       expect(bulk.body.success).to.equal(false);
@@ -230,7 +232,7 @@ forEachDriver('relation routes', (ctx) => {
       expect(made.body.model.user_id).to.equal(carol.user.id);
       const other = expectError(await carol.agent().get(`${API}/me/reviews/${theirs.id}`), 404, 'not_found');
       expect(other.error).to.deep.include({ relation: 'reviews' });
-      expectError(await carol.agent().put(`${API}/me/reviews/${theirs.id}`).send({ rating: 5 }), 404, 'not_found');
+      expectError(await carol.agent().put(`${API}/me/reviews/${theirs.id}`).send({ reviews: { rating: 5 } }), 404, 'not_found');
       expect((await ctx.fetch('reviews', theirs.id)).rating).to.equal(1);
       expectError(await ctx.as(null).get(`${API}/me/reviews`), 401, 'unauthenticated');
       expect((await viewer.agent().get(`${API}/me/reviews`)).body.data.map((r: Rec) => r.id)).to.deep.equal([theirs.id]);
