@@ -6,6 +6,12 @@ export interface Category {
   "parent_id": string | null;
   "created_at": string | null;
   "updated_at": string | null;
+  /** Loaded with `relations=parent` (belongsTo). */
+  "parent"?: Category | null;
+  /** Loaded with `relations=children` (hasMany). */
+  "children"?: Array<Category>;
+  /** Loaded with `relations=products` (hasMany). */
+  "products"?: Array<Product>;
 }
 
 export interface CategoryCreate {
@@ -31,6 +37,12 @@ export interface Product {
   "category_id": string | null;
   "created_at": string | null;
   "updated_at": string | null;
+  /** Loaded with `relations=category` (belongsTo). */
+  "category"?: Category | null;
+  /** Loaded with `relations=reviews` (hasMany). */
+  "reviews"?: Array<Review>;
+  /** Loaded with `relations=tags` (belongsToMany). */
+  "tags"?: Array<Tag & { "pivot"?: { "position"?: number; "note"?: string } }>;
 }
 
 export interface ProductCreate {
@@ -66,6 +78,10 @@ export interface Review {
   "deleted_at": string | null;
   "created_at": string | null;
   "updated_at": string | null;
+  /** Loaded with `relations=product` (belongsTo). */
+  "product"?: Product | null;
+  /** Loaded with `relations=user` (belongsTo). */
+  "user"?: User | null;
 }
 
 export interface ReviewCreate {
@@ -87,6 +103,8 @@ export interface Tag {
   "name": string;
   "created_at": string | null;
   "updated_at": string | null;
+  /** Loaded with `relations=products` (belongsToMany). */
+  "products"?: Array<Product & { "pivot"?: { "position"?: number; "note"?: string } }>;
 }
 
 export interface TagCreate {
@@ -105,6 +123,8 @@ export interface User {
   "is_superuser": boolean | null;
   "created_at": string | null;
   "updated_at": string | null;
+  /** Loaded with `relations=reviews` (hasMany). */
+  "reviews"?: Array<Review>;
 }
 
 export interface UserCreate {

@@ -47,6 +47,9 @@ export interface ClientOptions {
 
 type Id = string | number;
 
+/** The id type of a resource's records: what its generated record type says (`number` on PostgreSQL integer keys, `string` for ObjectIds). */
+export type IdOf<T extends ResourceTypes> = T['record'] extends { id: infer I extends Id } ? I : Id;
+
 /** The operations of one resource, typed by its generated types. */
 export class ResourceClient<T extends ResourceTypes> {
   constructor(
@@ -64,7 +67,7 @@ export class ResourceClient<T extends ResourceTypes> {
     return this.call('GET', `/${this.name}/first`, undefined, this.params(options));
   }
 
-  show(id: Id, options: Pick<ListOptions<T['record']>, 'select' | 'relations'> = {}): Promise<T['record']> {
+  show(id: IdOf<T>, options: Pick<ListOptions<T['record']>, 'select' | 'relations'> = {}): Promise<T['record']> {
     return this.call('GET', `/${this.name}/${encodeURIComponent(String(id))}`, undefined, this.params(options));
   }
 
@@ -72,16 +75,16 @@ export class ResourceClient<T extends ResourceTypes> {
     return this.call('POST', `/${this.name}`, body);
   }
 
-  update(id: Id, body: T['update']): Promise<{ success: true; model: T['record'] }> {
+  update(id: IdOf<T>, body: T['update']): Promise<{ success: true; model: T['record'] }> {
     return this.call('PATCH', `/${this.name}/${encodeURIComponent(String(id))}`, body);
   }
 
-  destroy(id: Id): Promise<{ success: true; model: T['record'] }> {
+  destroy(id: IdOf<T>): Promise<{ success: true; model: T['record'] }> {
     return this.call('DELETE', `/${this.name}/${encodeURIComponent(String(id))}`);
   }
 
   /** The relation routes of one parent record: `api.products.relation(id, 'tags').attach(tagId, {position: 1})`. */
-  relation<R extends Record<string, unknown> = Record<string, unknown>>(parentId: Id, segment: string): RelationClient<R> {
+  relation<R extends Record<string, unknown> = Record<string, unknown>>(parentId: IdOf<T>, segment: string): RelationClient<R> {
     return new RelationClient<R>((method, path, body, query) => this.request(method, `/${encodeURIComponent(String(parentId))}/${segment}${path}`, body, query), segment);
   }
 

@@ -1,11 +1,45 @@
 /** JSON Schema (as the API document writes it) -> a TypeScript type expression. */
-type Schema = { type?: string | string[]; enum?: unknown[]; items?: Schema; properties?: Record<string, Schema>; required?: string[]; format?: string };
+type Schema = {
+  type?: string | string[];
+  enum?: unknown[];
+  const?: unknown;
+  items?: Schema;
+  properties?: Record<string, Schema>;
+  additionalProperties?: boolean | Schema;
+  required?: string[];
+  format?: string;
+  $ref?: string;
+  anyOf?: Schema[];
+  oneOf?: Schema[];
+  allOf?: Schema[];
+  'x-relation'?: string;
+};
 
-function typeOf(schema: Schema): string {
-  if (schema.enum) return schema.enum.map((v) => JSON.stringify(v)).join(' | ');
+const refName = (ref: string): string => ref.slice(ref.lastIndexOf('/') + 1);
+const union = (parts: string[]): string => [...new Set(parts)].join(' | ');
+const group = (text: string): string => (/[|&]/.test(text) ? `(${text})` : text);
+
+function objectType(schema: Schema, known: ReadonlySet<string>): string {
+  const required = new Set(schema.required ?? []);
+  const members = Object.entries(schema.properties ?? {}).map(([prop, s]) => `${JSON.stringify(prop)}${required.has(prop) ? '' : '?'}: ${typeOf(s, known)}`);
+  if (schema.additionalProperties && schema.additionalProperties !== true) members.push(`[key: string]: ${typeOf(schema.additionalProperties, known)}`);
+  else if (members.length === 0 || schema.additionalProperties === true) members.push('[key: string]: unknown');
+  return `{ ${members.join('; ')} }`;
+}
+
+function typeOf(schema: Schema, known: ReadonlySet<string>): string {
+  if (schema.$ref) {
+    const name = refName(schema.$ref);
+    return known.has(name) ? name : 'unknown';
+  }
+  if (schema.allOf) return schema.allOf.map((s) => group(typeOf(s, known))).join(' & ');
+  const alternatives = schema.anyOf ?? schema.oneOf;
+  if (alternatives) return union(alternatives.map((s) => typeOf(s, known)));
+  if (schema.const !== undefined) return JSON.stringify(schema.const);
+  if (schema.enum) return union(schema.enum.map((v) => JSON.stringify(v)));
   const types = Array.isArray(schema.type) ? schema.type : [schema.type ?? 'unknown'];
-  return types
-    .map((t) => {
+  return union(
+    types.map((t) => {
       switch (t) {
         case 'string':
           return 'string';
@@ -17,35 +51,47 @@ function typeOf(schema: Schema): string {
         case 'null':
           return 'null';
         case 'array':
-          return `Array<${schema.items ? typeOf(schema.items) : 'unknown'}>`;
+          return `Array<${schema.items ? typeOf(schema.items, known) : 'unknown'}>`;
         case 'object':
-          return 'Record<string, unknown>';
+          return schema.properties || (schema.additionalProperties && schema.additionalProperties !== true) ? objectType(schema, known) : 'Record<string, unknown>';
         default:
           return 'unknown';
       }
-    })
-    .join(' | ');
+    }),
+  );
 }
 
-function iface(name: string, schema: Schema, allRequired: boolean): string {
+/**
+ * One interface. A record's fields are all present (a record without `select` carries every
+ * readable field, null when unset), its eager-loadable relations (`x-relation`) only when loaded;
+ * a body's fields are optional unless its schema requires them.
+ */
+function iface(name: string, schema: Schema, record: boolean, known: ReadonlySet<string>): string {
   const required = new Set(schema.required ?? []);
-  const lines = Object.entries(schema.properties ?? {}).map(([prop, s]) => `  ${JSON.stringify(prop)}${allRequired || required.has(prop) ? '' : '?'}: ${typeOf(s)};`);
+  const lines = Object.entries(schema.properties ?? {}).map(([prop, s]) => {
+    const present = record ? !s['x-relation'] : required.has(prop);
+    const comment = s['x-relation'] ? `  /** Loaded with \`relations=${prop}\` (${s['x-relation']}). */\n` : '';
+    return `${comment}  ${JSON.stringify(prop)}${present ? '' : '?'}: ${typeOf(s, known)};`;
+  });
   return `export interface ${name} {\n${lines.join('\n')}\n}\n`;
 }
 
 /**
  * TypeScript types of an API from its OpenAPI document (`api.openapi()` or `/openapi.json`): per
- * resource the record, create and update bodies, and the `Api` map the typed client takes.
+ * resource the record (with its loadable relations), create and update bodies, and the `Api` map
+ * the typed client takes. Ids are typed as the document types them (numbers on PostgreSQL
+ * integer keys, strings for MongoDB ObjectIds), and so are the client's id arguments.
  */
 export function generateTypes(document: Record<string, unknown>): string {
   const schemas = ((document.components as { schemas?: Record<string, Schema> } | undefined)?.schemas ?? {}) as Record<string, Schema>;
   const resources = (document['x-resources'] ?? {}) as Record<string, string>;
   const title = ((document.info as { title?: string } | undefined)?.title ?? 'API').replace(/\*\//g, '');
+  const known = new Set(Object.values(resources).flatMap((type) => [type, `${type}Create`, `${type}Update`]));
   const out = [`// Generated by generic-resource-rest from the OpenAPI document of "${title}". Do not edit: regenerate.\n`];
   for (const type of Object.values(resources)) {
-    out.push(iface(type, schemas[type] ?? {}, true));
-    out.push(iface(`${type}Create`, schemas[`${type}Create`] ?? {}, false));
-    out.push(iface(`${type}Update`, schemas[`${type}Update`] ?? {}, false));
+    out.push(iface(type, schemas[type] ?? {}, true, known));
+    out.push(iface(`${type}Create`, schemas[`${type}Create`] ?? {}, false, known));
+    out.push(iface(`${type}Update`, schemas[`${type}Update`] ?? {}, false, known));
   }
   const entries = Object.entries(resources).map(([segment, type]) => `  ${JSON.stringify(segment)}: { record: ${type}; create: ${type}Create; update: ${type}Update };`);
   out.push(`export interface Api {\n${entries.join('\n')}\n}\n`);

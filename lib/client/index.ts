@@ -1,3 +1,3 @@
-export { createClient, ResourceClient, RelationClient, ApiRequestError, type ApiSchema, type ResourceTypes, type ListOptions, type OffsetPage, type ClientOptions, type PivotInput } from './client';
+export { createClient, ResourceClient, RelationClient, ApiRequestError, type ApiSchema, type ResourceTypes, type ListOptions, type OffsetPage, type ClientOptions, type PivotInput, type IdOf } from './client';
 export { FilterBuilder, toOper, type FilterNode, type OperatorFor, type ValueFor } from './filter';
 export { generateTypes } from './generate-types';
