@@ -34,7 +34,7 @@ export function compileList(query: ListQuery, catalog: Catalog, models: ModelMap
   if (page?.kind === 'cursor' && page.after) pipeline.push({ $match: keysetMatch(order.keys, page.after) });
   pipeline.push({ $sort: order.sort });
 
-  const loads = compileLoads(query.relations, model, ctx);
+  const loads = compileLoads(query.relations, model, ctx, query.loadLimit ?? null);
   const fields = selectFields(ctx, model, query.select, query.relations);
   const keyPaths = page?.kind === 'cursor' ? order.keys.map((k) => k.path) : [];
   const tail = [...loads.stages, { $project: projection(ctx, model, fields, loads.relations, keyPaths) }];

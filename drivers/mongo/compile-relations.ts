@@ -31,24 +31,30 @@ export interface CompiledLoads {
   relations: RelationShape[];
 }
 
-/** One `$lookup` per eager-loaded relation, children nested inside its pipeline. */
-export function compileLoads(loads: RelationLoad[], model: string, ctx: CompileContext): CompiledLoads {
+/**
+ * One `$lookup` per eager-loaded relation, children nested inside its pipeline. `cap` (the query's
+ * loadLimit): a to-many lookup stops after cap + 1 records, so one parent with a million children
+ * costs cap + 1 documents (and its nested lookups) on the server; the service then refuses the
+ * answer as over the limit, so no list is ever cut silently.
+ */
+export function compileLoads(loads: RelationLoad[], model: string, ctx: CompileContext, cap: number | null = null): CompiledLoads {
   const stages: Document[] = [];
   const relations: RelationShape[] = [];
   for (const load of loads) {
-    const { stage, shape } = compileLoad(load, model, ctx);
+    const { stage, shape } = compileLoad(load, model, ctx, cap);
     stages.push(stage);
     relations.push(shape);
   }
   return { stages, relations };
 }
 
-function compileLoad(load: RelationLoad, model: string, ctx: CompileContext): { stage: Document; shape: RelationShape } {
+function compileLoad(load: RelationLoad, model: string, ctx: CompileContext, cap: number | null): { stage: Document; shape: RelationShape } {
   const rel = ctx.relation(model, load.name);
   const target = rel.target;
   const toMany = rel.kind === 'hasOne' || rel.kind === 'hasMany';
   const fields = selectFields(ctx, target, load.columns, load.children, toMany ? [rel.foreignKey] : []);
-  const children = compileLoads(load.children, target, ctx);
+  const children = compileLoads(load.children, target, ctx, cap);
+  const capped = cap === null ? [] : [{ $limit: cap + 1 }];
   const narrow = compileFilterStages(load.filter, target, ctx);
   const project = { $project: projection(ctx, target, fields, children.relations) };
   const shape: Shape = { fields, relations: children.relations };
@@ -64,7 +70,7 @@ function compileLoad(load: RelationLoad, model: string, ctx: CompileContext): { 
       };
     case 'hasOne':
     case 'hasMany': {
-      const first = rel.kind === 'hasOne' ? [{ $limit: 1 }] : [];
+      const first = rel.kind === 'hasOne' ? [{ $limit: 1 }] : capped;
       return {
         stage: relationLookup(ctx, model, rel, [...narrow, { $sort: { _id: 1 } }, ...first, ...children.stages, project], as),
         shape: { ...named, many: rel.kind === 'hasMany', pivot: null, shape },
@@ -77,7 +83,7 @@ function compileLoad(load: RelationLoad, model: string, ctx: CompileContext): { 
       const pivotDoc = Object.fromEntries(keys.map((k) => [k, `$${k}`]));
       const attach = [{ $sort: { '__t._id': 1 } }, { $replaceWith: { $mergeObjects: ['$__t', { pivot: pivotDoc }] } }];
       return {
-        stage: pivotLookup(ctx, model, rel, attach, [...narrow, ...children.stages, project], as),
+        stage: pivotLookup(ctx, model, rel, [...attach, ...capped], [...narrow, ...children.stages, project], as),
         shape: { ...named, many: true, pivot: keys, shape },
       };
     }

@@ -140,3 +140,25 @@ describe('mongo compileList: eager loading', () => {
     expect(() => compile([load('nope')])).to.throw(/Unknown relation product.nope/);
   });
 });
+
+describe('mongo compileList: the loaded-records cap (loadLimit)', () => {
+  const capped = (relations: RelationLoad[]) => compileList(listQuery({ model: 'product', relations, select: ['name'], order: ORDER, loadLimit: 5 }), catalog, collections).pipeline;
+  const lookups = (stages: Document[]): Document[] => stages.filter((s) => s.$lookup).map((s) => s.$lookup as Document);
+
+  it('a to-many lookup stops after loadLimit + 1 records, after its filter and before its nested loads', () => {
+    const [reviews] = lookups(capped([load('reviews', ['rating'], [load('user', ['name'])])]));
+    const pipeline = reviews.pipeline as Document[];
+    const at = pipeline.findIndex((s) => s.$limit === 6);
+    expect(at, JSON.stringify(pipeline)).to.be.greaterThan(0);
+    expect(pipeline.findIndex((s) => s.$lookup)).to.be.greaterThan(at);
+  });
+
+  it('a many-to-many lookup keeps loadLimit + 1 pivot rows; to-one lookups keep their $limit 1; no cap without loadLimit', () => {
+    const [tags, category] = lookups(capped([load('tags'), load('category')]));
+    expect((tags.pipeline as Document[]).at(-1)).to.deep.equal({ $limit: 6 });
+    expect(category.pipeline as Document[]).to.deep.include({ $limit: 1 });
+    expect(category.pipeline as Document[]).to.not.deep.include({ $limit: 6 });
+    const plain = lookups(compileList(listQuery({ model: 'product', relations: [load('reviews')], select: ['name'], order: ORDER }), catalog, collections).pipeline);
+    expect(JSON.stringify(plain)).to.not.include('"$limit":6');
+  });
+});
