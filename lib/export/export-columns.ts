@@ -11,6 +11,11 @@ export interface ExportColumn {
   /** null: a root field; else the to-one relation holding `field`. */
   relation: string | null;
   field: string;
+  /**
+   * A root field that is also the key of a belongs-to of the same name (a mongoose ref path
+   * `writer`): when that relation is loaded the row holds the record there, so the cell is its key.
+   */
+  keyOf?: string;
 }
 
 const MAX_COLUMNS = 200;
@@ -39,7 +44,12 @@ export function exportColumns(raw: unknown, select: string[] | null, model: Mode
   if (names.length === 0) throw new BadRequestError('Parameter "columns" must name at least one column.', 'columns');
   return names.map((name): ExportColumn => {
     const dot = name.indexOf('.');
-    if (dot < 0) return { header: name, relation: null, field: filterField(model, name, 'columns', 'columns').name };
+    if (dot < 0) {
+      const field = filterField(model, name, 'columns', 'columns').name;
+      const same = model.relations[field];
+      const keyOf = same?.kind === 'belongsTo' && same.foreignKey === field && catalog.has(same.target) ? catalog.model(same.target).key : undefined;
+      return keyOf ? { header: name, relation: null, field, keyOf } : { header: name, relation: null, field };
+    }
     const relationName = name.slice(0, dot);
     const step = relationStep(model, relationName, catalog, 'columns');
     if (step.relation.kind !== 'belongsTo' && step.relation.kind !== 'hasOne') {
@@ -69,7 +79,10 @@ export function exportReads(columns: ExportColumn[], model: ModelInfo): { select
 
 /** The value of a column in a row. */
 export function cellValue(row: Record<string, unknown>, column: ExportColumn): unknown {
-  if (!column.relation) return row[column.field];
+  if (!column.relation) {
+    const value = row[column.field];
+    return column.keyOf && value && typeof value === 'object' && !(value instanceof Date) ? (value as Record<string, unknown>)[column.keyOf] : value;
+  }
   const related = row[column.relation] as Record<string, unknown> | null | undefined;
   return related ? related[column.field] : null;
 }

@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import ExcelJS from 'exceljs';
 import express from 'express';
 import request from 'supertest';
 import mongoose from 'mongoose';
@@ -100,6 +101,28 @@ describe('mongoose ref paths as belongs-to relations', function () {
     const res = await get(`/writers/${ids.ann}`, { relations: 'novels:title' });
     expect(res.status, res.text).to.equal(200);
     expect(res.body.novels.map((n: { title: string }) => n.title).sort()).to.deep.equal(['First', 'Third']);
+  });
+
+  it('an export with the key and a field of the relation: the key column holds the id', async () => {
+    const res = await request(app)
+      .get('/api/novels/export/excel')
+      .query({ columns: 'title,writer,writer.name', orderby: JSON.stringify([{ title: 'asc' }]) })
+      .buffer(true)
+      .parse((stream, done) => {
+        const chunks: Buffer[] = [];
+        stream.on('data', (c: Buffer) => chunks.push(c));
+        stream.on('end', () => done(null, Buffer.concat(chunks)));
+      });
+    expect(res.status).to.equal(200);
+    const workbook = new ExcelJS.Workbook();
+    await workbook.xlsx.load(res.body as ArrayBuffer);
+    const rows: unknown[][] = [];
+    workbook.worksheets[0].eachRow((row) => rows.push((row.values as unknown[]).slice(1)));
+    expect(rows.slice(0, 3)).to.deep.equal([
+      ['title', 'writer', 'writer.name'],
+      ['Anonymous'],
+      ['First', ids.ann, 'Ann'],
+    ]);
   });
 
   it('writes check the reference, and deleting a referenced writer is restricted (the belongs-to default)', async () => {
