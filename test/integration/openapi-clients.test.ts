@@ -1,4 +1,6 @@
 import { expect } from 'chai';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -95,7 +97,7 @@ for (const driver of ['mongo', 'sql'] as const) {
 
     before(async () => {
       const uri = driver === 'mongo' ? { mongoUri: (await sharedMongo()).uri } : { postgresUri: (await sharedPostgres()).uri };
-      shop = await createExampleApp({ driver, ...uri });
+      shop = await createExampleApp({ driver, ...uri, seed: true });
       doc = shop.api.openapi({ title: 'Example shop API', serverUrl: '/api/v1' });
     });
     after(async () => shop?.close());
@@ -105,6 +107,25 @@ for (const driver of ['mongo', 'sql'] as const) {
       expect(schema).to.match(driver === 'sql' ? /"\/products\/\{id\}"[\s\S]*?path: \{[\s\S]*?id: number;/ : /id: string;/);
       const errors = compile({ 'schema.ts': schema, 'program.ts': fetchProgram(driver) });
       expect(errors, errors.join('\n')).to.deep.equal([]);
+    });
+
+    it('openapi-fetch at run time: the path id as the record has it, JSON parameters as their text', async () => {
+      const server: Server = shop.app.listen(0);
+      await new Promise((r) => server.once('listening', r));
+      try {
+        const { default: createFetchClient } = await import('openapi-fetch');
+        const client = createFetchClient<never>({ baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/v1`, headers: { Authorization: `Bearer ${shop.info.adminToken}` } });
+        const get = client.GET as unknown as (path: string, init: unknown) => Promise<{ data?: Record<string, unknown> & { data?: Array<Record<string, unknown>> }; response: Response }>;
+        const page = await get('/products', { params: { query: { oper: JSON.stringify({ and: ['price|>=|0'] }), orderby: JSON.stringify([{ price: 'desc' }]), pagination: JSON.stringify({ page: 1, pageSize: 2 }) } } });
+        expect(page.response.status).to.equal(200);
+        const first = page.data!.data![0];
+        expect(typeof first.id).to.equal(driver === 'sql' ? 'number' : 'string');
+        const shown = await get('/products/{id}', { params: { path: { id: first.id }, query: { relations: JSON.stringify(['category', 'tags']) } } });
+        expect(shown.response.status).to.equal(200);
+        expect(shown.data).to.include({ id: first.id }).and.to.have.property('tags').that.is.an('array');
+      } finally {
+        server.close();
+      }
     });
 
     it('the library\'s typed client: record types with relations, ids typed like the records\'', () => {
