@@ -1,13 +1,17 @@
-/** Prints the example app's OpenAPI document (mongo driver, emulator when offline): the input of example-app/client-types.ts. */
+/**
+ * Prints the example app's OpenAPI document: `tsx scripts/example-openapi.ts [mongo|sql]` (default
+ * mongo, the input of example-app/client-types.ts). Databases come from the testing kit.
+ */
 import { createExampleApp } from '../example-app/app';
-import { startMongo } from '../lib/testing';
+import { startMongo, startPostgres } from '../lib/testing';
 
 async function main(): Promise<void> {
-  const mongo = await startMongo();
-  const shop = await createExampleApp({ driver: 'mongo', mongoUri: mongo.uri });
+  const driver = process.argv[2] === 'sql' ? 'sql' : 'mongo';
+  const server = driver === 'sql' ? await startPostgres() : await startMongo();
+  const shop = await createExampleApp(driver === 'sql' ? { driver, postgresUri: server.uri } : { driver, mongoUri: server.uri });
   process.stdout.write(JSON.stringify(shop.api.openapi({ title: 'Example shop API', serverUrl: '/api/v1' })));
   await shop.close();
-  await mongo.stop();
+  await server.stop();
 }
 
 main().catch((error: unknown) => {

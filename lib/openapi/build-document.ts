@@ -22,7 +22,12 @@ export interface OpenApiOptions {
    * Security schemes and the requirement applied to every operation (from the authentication
    * setup). Without it the API asks for no credential, and the document says so (`security: []`).
    */
-  security?: { schemes: Record<string, JsonSchema>; requirement: Array<Record<string, string[]>> };
+  security?: {
+    schemes: Record<string, JsonSchema>;
+    requirement: Array<Record<string, string[]>>;
+    /** Routes served without a credential (`auth.routes[name] === false`): `security: []`, no 401/403. */
+    isPublic?: (routeName: string) => boolean;
+  };
 }
 
 const ERROR_DESCRIPTIONS: Record<number, string> = {
@@ -118,20 +123,21 @@ export function buildOpenApi(table: RouteTable, registry: Registry, options: Ope
     const { path, params: pathParams } = openApiPath(route.path, (param) => idSchema(param === 'parent_id' ? parent?.idType : related.idType));
     const shape = operationShape(route, { type: pascal(route.model), model: route.model, id: idSchema(related.idType) });
     shape.params.forEach((p) => usedParameters.add(p));
-    const statuses = errorStatuses(route, secured);
+    const open = Boolean(options.security?.isPublic?.(route.name));
+    const statuses = errorStatuses(route, secured && !open);
     statuses.forEach((s) => usedErrors.add(s));
     const success: Record<string, JsonSchema> = { [shape.status ?? '200']: shape.response };
     if (shape.partial) success['207'] = jsonResponse({ type: 'object', properties: { success: { const: false }, error: { type: 'object', additionalProperties: true } }, required: ['success', 'error'], additionalProperties: true }, 'Partial success: the ids not found are in error.not_found_ids');
     const operation: JsonSchema = {
       operationId: route.name,
       summary: route.summary,
-      description: describe(route, secured),
+      description: describe(route, secured && !open),
       tags: [route.resource],
       parameters: [...pathParams, ...shape.params.map(parameterRef)],
       responses: { ...success, ...Object.fromEntries(statuses.map((s) => [String(s), { $ref: `#/components/responses/Error${s}` }])) },
     };
     if (shape.body) operation.requestBody = { required: true, content: { 'application/json': { schema: shape.body } } };
-    if (options.security) operation.security = options.security.requirement;
+    if (options.security) operation.security = open ? [] : options.security.requirement;
     (paths[path] ??= {})[route.method] = operation;
     if (!tags.has(route.resource)) tags.set(route.resource, parent ? `The ${route.resource} resource (records of ${parent.name}) and its relation routes.` : `The routes under /${route.resource}: the records of the authenticated user.`);
   }

@@ -81,6 +81,15 @@ for (const driver of ['mongo', 'sql'] as const) {
       }
     });
 
+    it('a public route of an authenticated API needs no credential in the document', () => {
+      const security = { schemes: { bearerAuth: { type: 'http', scheme: 'bearer' } }, requirement: [{ bearerAuth: [] }], isPublic: (name: string) => name === 'products.index' };
+      const described = shop.api.openapi({ security }) as { paths: Record<string, Record<string, { security: unknown; responses: Record<string, unknown> }>> };
+      expect(described.paths['/products'].get.security).to.deep.equal([]);
+      expect(described.paths['/products'].get.responses).to.not.have.property('401');
+      expect(described.paths['/products'].post.security).to.deep.equal([{ bearerAuth: [] }]);
+      expect(described.paths['/products'].post.responses).to.have.property('401');
+    });
+
     it('every array schema says what it holds', () => {
       const missing: string[] = [];
       const walk = (node: unknown, path: string): void => {
