@@ -45,9 +45,10 @@ function relationShape(route: RouteDefinition, c: ShapeContext): OperationShape 
   const result = jsonResponse({ type: 'object', additionalProperties: true, description: 'The outcome: the written records (`model`/`models`), or the ids attached, detached and updated.' });
   switch (route.action.slice('relation.'.length)) {
     case 'index':
-      return { params: LIST, response: jsonResponse({ type: 'object', properties: { data: { type: 'array', items: related } }, required: ['data'], additionalProperties: true }, 'The related records (an envelope with `data`)') };
+      // relation reads are not cached: no cache parameters (lib/query/route-params.ts)
+      return { params: LIST.filter((p) => !p.startsWith('cache')), response: jsonResponse({ type: 'object', properties: { data: { type: 'array', items: related } }, required: ['data'], additionalProperties: true }, 'The related records (an envelope with `data`)') };
     case 'show':
-      return { params: SHOW, response: jsonResponse(related, 'The related record') };
+      return { params: SHOW.filter((p) => !p.startsWith('cache')), response: jsonResponse(related, 'The related record') };
     case 'store':
       return { params: ['_scenario'], body: { oneOf: [schemaRef(`${c.type}Create`), wrappedMany, many] }, response: result, status: '201' };
     case 'update':
@@ -61,7 +62,7 @@ function relationShape(route: RouteDefinition, c: ShapeContext): OperationShape 
       return { params: ['_scenario'], body: { oneOf: [anyObject, { type: 'array', items: { oneOf: [c.id, anyObject] } }] }, response: result, partial: true };
     case 'updatePivot':
     case 'updatePivotMany':
-      return { params: ['_scenario'], body: { oneOf: [anyObject, many] }, response: result, partial: true };
+      return { params: route.action === 'relation.updatePivotMany' ? ['_scenario'] : [], body: { oneOf: [anyObject, many] }, response: result, partial: true };
     default:
       return { params: [], response: result };
   }

@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import supertest from 'supertest';
+import { routeParams } from '../../lib/query/route-params';
 import { API, expectBadRequest, expectError, forEachDriver, names, type Fixture } from '../support/contract-app';
 
 /**
@@ -110,6 +111,26 @@ forEachDriver('parameters: unknown names, allowParams, unknown routes', (ctx) =>
     const restore = await ctx.request().get(`${API}/reviews/${fx.review.a1.id}/restore`);
     expectError(restore, 404, 'not_found');
     expect(restore.headers.allow).to.equal('POST');
+  });
+
+  it('every parameter the API description documents for a route is one the route accepts', async () => {
+    const doc = await ctx.request().get(`${API}/openapi.json`);
+    expect(doc.status, doc.text).to.equal(200);
+    const refs = (doc.body.components?.parameters ?? {}) as Record<string, { name: string; in: string }>;
+    const byId = new Map<string, Array<{ name?: string; in?: string; $ref?: string }>>();
+    for (const ops of Object.values(doc.body.paths as Record<string, Record<string, { operationId: string; parameters?: Array<{ name?: string; in?: string; $ref?: string }> }>>)) {
+      for (const op of Object.values(ops)) byId.set(op.operationId, op.parameters ?? []);
+    }
+    let checked = 0;
+    for (const route of ctx.routes()) {
+      const accepted = routeParams(route.action);
+      expect(accepted, `${route.name} (${route.action}) is in the parameter table`).to.not.equal(null);
+      const query = (byId.get(route.name) ?? []).map((p) => (p.$ref ? refs[p.$ref.split('/').pop() as string] : p)).filter((p) => p.in === 'query').map((p) => p.name as string);
+      expect(accepted, route.name).to.include.members(query);
+      if (route.name === 'products.index') expect(query).to.include.members(['oper', 'pagination', 'hierarchy']);
+      checked += 1;
+    }
+    expect(checked).to.be.greaterThan(40);
   });
 
   it('an unknown first segment under the prefix is a JSON 404 too (never Express\'s HTML page)', async () => {
