@@ -5,6 +5,7 @@ import type { PivotInfo } from '../../lib/resource/model-info';
 import { compilePivotDelete, compilePivotInsert, compilePivotLock, compilePivotRead, compilePivotUpdate } from './compile-pivots';
 import { compileHierarchyLock } from './compile-tree';
 import type { ListQuery, Scalar } from '../../lib/query/ast';
+import { loadLimitMessage } from '../../lib/query/load-limit';
 import type { ModelDeclaration } from '../../lib/resource/relation-declaration';
 import { ConnectionDriver } from '../../lib/driver/connection-driver';
 import type { FieldInfo } from '../../lib/resource/model-info';
@@ -78,10 +79,11 @@ export class SqlDriver extends ConnectionDriver<Sequelize> implements Driver {
   async list(query: ListQuery, tx?: Transaction): Promise<ListResult> {
     const plan = this.compile(query);
     const t = this.tx(tx);
-    return t ? this.listOn(plan, t) : withLease(this.db(), (lease) => this.listOn(plan, lease));
+    const budget = query.loadLimit === undefined ? null : { limit: query.loadLimit, left: query.loadLimit };
+    return t ? this.listOn(plan, t, budget) : withLease(this.db(), (lease) => this.listOn(plan, lease, budget));
   }
 
-  private async listOn(plan: CompiledList, t: Target): Promise<ListResult> {
+  private async listOn(plan: CompiledList, t: Target, budget: LoadBudget | null = null): Promise<ListResult> {
     // both statements are sent at once (a lease or transaction queues them on its connection)
     const counting = plan.count ? this.run(plan.count, t) : null;
     counting?.catch(() => undefined); // its failure is reported by the await below
@@ -96,7 +98,7 @@ export class SqlDriver extends ConnectionDriver<Sequelize> implements Driver {
       return row;
     });
     // nothing left to load when every load was joined or embedded (a show's usual case)
-    if (plan.statements.length > (plan.count ? 2 : 1)) await Promise.all([this.loadRelations(plan.relations, rows, t), this.loadJoinedRelations(plan.joins, rows, t)]);
+    if (plan.statements.length > (plan.count ? 2 : 1)) await Promise.all([this.loadRelations(plan.relations, rows, t, budget), this.loadJoinedRelations(plan.joins, rows, t, budget)]);
     const result: ListResult = { rows };
     if (totals) result.total = Number((totals[0] as { total: unknown }).total);
     if (page?.kind === 'cursor') {
@@ -281,23 +283,31 @@ export class SqlDriver extends ConnectionDriver<Sequelize> implements Driver {
   }
 
   /** The loads below joined records (their to-many relations): a statement per level, as usual. */
-  private async loadJoinedRelations(joins: JoinPlan[], parents: Row[], t: Target): Promise<void> {
+  private async loadJoinedRelations(joins: JoinPlan[], parents: Row[], t: Target, budget: LoadBudget | null): Promise<void> {
     await Promise.all(
       joins.map((join) => {
         const records = parents.map((p) => p[join.name]).filter((r): r is Row => r !== null && typeof r === 'object');
-        return Promise.all([this.loadRelations(join.relations, records, t), this.loadJoinedRelations(join.joins, records, t)]);
+        return Promise.all([this.loadRelations(join.relations, records, t, budget), this.loadJoinedRelations(join.joins, records, t, budget)]);
       }),
     );
   }
 
   /** One statement per relation level, whatever the number of parent rows; siblings load in parallel. */
-  private async loadRelations(plans: RelationPlan[], parents: Row[], t: Target): Promise<void> {
-    await Promise.all(plans.map((plan) => this.loadRelation(plan, parents, t)));
+  private async loadRelations(plans: RelationPlan[], parents: Row[], t: Target, budget: LoadBudget | null): Promise<void> {
+    await Promise.all(plans.map((plan) => this.loadRelation(plan, parents, t, budget)));
   }
 
-  private async loadRelation(plan: RelationPlan, parents: Row[], t: Target): Promise<void> {
+  /**
+   * One level: its statement (at most limit + 1 rows under a load budget: every row it returns is
+   * attached to a parent, so more is over the limit whatever follows), its children, then the
+   * rows attached to the parents. The records attached (copies included) are taken from the
+   * budget before any copy is made, so a fan-out is refused before it is built.
+   */
+  private async loadRelation(plan: RelationPlan, parents: Row[], t: Target, budget: LoadBudget | null): Promise<void> {
     const keys = [...new Set(parents.map((p) => p[plan.parentField]).filter((v) => v !== null && v !== undefined))];
-    const loaded = keys.length ? await this.run({ sql: plan.statement.sql, bind: [keys, ...plan.statement.bind.slice(1)] }, t) : [];
+    const sql = budget ? `${plan.statement.sql} LIMIT ${budget.limit + 1}` : plan.statement.sql;
+    const loaded = keys.length ? await this.run({ sql, bind: [keys, ...plan.statement.bind.slice(1)] }, t) : [];
+    if (budget && loaded.length > budget.left) throw overLoadLimit(budget);
     const related = loaded.map((raw) => {
       const row = this.shape(plan.target, plan.fields, raw);
       if (plan.pivot) {
@@ -307,7 +317,7 @@ export class SqlDriver extends ConnectionDriver<Sequelize> implements Driver {
       }
       return { match: String(plan.pivot ? raw[plan.matchKey] : row[plan.matchKey]), row };
     });
-    await this.loadRelations(plan.children, related.map((r) => r.row), t);
+    await this.loadRelations(plan.children, related.map((r) => r.row), t, budget);
     const groups = new Map<string, Row[]>();
     for (const { match, row } of related) {
       const list = groups.get(match);
@@ -315,6 +325,14 @@ export class SqlDriver extends ConnectionDriver<Sequelize> implements Driver {
       else groups.set(match, [row]);
     }
     const many = plan.kind === 'hasMany' || plan.kind === 'belongsToMany';
+    if (budget) {
+      for (const parent of parents) {
+        const value = parent[plan.parentField];
+        const group = value === null || value === undefined ? undefined : groups.get(String(value));
+        if (group) budget.left -= many ? group.length : 1;
+      }
+      if (budget.left < 0) throw overLoadLimit(budget);
+    }
     const given = new Set<Row[]>();
     for (const parent of parents) {
       const value = parent[plan.parentField];
@@ -372,6 +390,16 @@ export class SqlDriver extends ConnectionDriver<Sequelize> implements Driver {
   private db(): Sequelize {
     return this.native();
   }
+}
+
+/** REST_MAX_LOADED_RECORDS for one read: the related records it may still attach. */
+interface LoadBudget {
+  limit: number;
+  left: number;
+}
+
+function overLoadLimit(budget: LoadBudget): DriverFailure {
+  return new DriverFailure({ type: 'bad_request', message: loadLimitMessage(budget.limit) });
 }
 
 export function createSqlDriver(sequelize?: Sequelize): Driver {

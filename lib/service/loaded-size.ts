@@ -1,12 +1,10 @@
 import type { Row } from '../driver';
 import { BadRequestError } from '../errors';
 import type { RelationLoad } from '../query/ast';
+import { loadLimitMessage } from '../query/load-limit';
 
 export function tooManyLoaded(limit: number): BadRequestError {
-  return new BadRequestError(
-    `The relations of this answer hold more than ${limit} related records (REST_MAX_LOADED_RECORDS): load fewer or shallower relations, or ask for a smaller page.`,
-    'relations',
-  );
+  return new BadRequestError(loadLimitMessage(limit), 'relations');
 }
 
 /**
