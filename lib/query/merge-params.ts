@@ -3,7 +3,8 @@ import { isForbiddenKey, isPlainObject } from './safe-keys';
 export type RequestParams = Record<string, unknown>;
 
 /**
- * Merges query string and JSON body into one parameter bag (decision 1); the body wins.
+ * Merges query string (as parseQueryString reads it: bracket notation nested, decision 64) and
+ * JSON body into one parameter bag (decision 1); the body wins.
  * Values stay raw (strings may be JSON-encoded); each parser decodes its own parameter so an
  * error can name it. Prototype keys are dropped, and the bag has no prototype.
  */
