@@ -10,13 +10,39 @@ import { sharedMongo, sharedPostgres } from '../support/databases';
 /**
  * A mongoose `ref` path is a belongs-to relation named like the path (`writer: {type: ObjectId,
  * ref: 'Writer'}` gives relation `writer` whose key is the `writer` field): unloaded it is the id,
- * eager-loaded the related record takes its place (as with populate). A RELATIONS entry that
+ * eager-loaded the related record takes its place (as with populate); the same holds on PostgreSQL
+ * for a declared belongs-to whose key is its own name. A RELATIONS entry that
  * cannot be resolved stops the start-up with the rule that finds relations, on both drivers.
  */
-describe('mongoose ref paths as belongs-to relations', function () {
+type Build = () => Promise<{ models: { Writer: unknown; Novel: unknown }; novelRelations: ResourceDeclaration['relations']; absent: string | number; close(): Promise<void> }>;
+
+/** mongo: the relation comes from the ref path; sql: the same rule through a declared belongs-to whose key is its own name. */
+const BUILD: Record<string, Build> = {
+  mongo: async () => {
+    const uri = new URL((await sharedMongo()).uri);
+    uri.pathname = '/mongoose_ref_relations';
+    const conn = await mongoose.createConnection(uri.toString()).asPromise();
+    await conn.dropDatabase();
+    const { ObjectId } = mongoose.Schema.Types;
+    const Writer = conn.model('Writer', new mongoose.Schema({ name: String }));
+    const Novel = conn.model('Novel', new mongoose.Schema({ title: String, writer: { type: ObjectId, ref: 'Writer' } }));
+    return { models: { Writer, Novel }, novelRelations: undefined, absent: '0123456789abcdef01234567', close: () => conn.close() };
+  },
+  sql: async () => {
+    const s = new Sequelize((await sharedPostgres()).uri, { logging: false });
+    const Writer = s.define('Writer', { name: DataTypes.STRING }, { tableName: 'rr_writers', timestamps: false });
+    const Novel = s.define('Novel', { title: DataTypes.STRING, writer: { type: DataTypes.INTEGER, references: { model: 'rr_writers', key: 'id' } } }, { tableName: 'rr_novels', timestamps: false });
+    await Novel.drop();
+    await s.sync({ force: true });
+    return { models: { Writer, Novel }, novelRelations: { writer: { kind: 'belongsTo', target: 'writer', foreignKey: 'writer' } }, absent: 999999, close: () => s.close() };
+  },
+};
+
+for (const [driver, build] of Object.entries(BUILD)) describe(`a belongs-to named like its key (mongoose ref path; declared on sql) (${driver})`, function () {
   this.timeout(60_000);
   let app: express.Express;
-  let conn: mongoose.Connection;
+  let close: () => Promise<void>;
+  let absent: string | number;
   const ids: Record<string, string> = {};
   const get = (path: string, query: Record<string, unknown> = {}) =>
     request(app).get(`/api${path}`).query(Object.fromEntries(Object.entries(query).map(([k, v]) => [k, typeof v === 'string' ? v : JSON.stringify(v)])));
@@ -27,16 +53,13 @@ describe('mongoose ref paths as belongs-to relations', function () {
   };
 
   before(async () => {
-    const uri = new URL((await sharedMongo()).uri);
-    uri.pathname = '/mongoose_ref_relations';
-    conn = await mongoose.createConnection(uri.toString()).asPromise();
-    await conn.dropDatabase();
-    const { ObjectId } = mongoose.Schema.Types;
-    const Writer = conn.model('Writer', new mongoose.Schema({ name: String }));
-    const Novel = conn.model('Novel', new mongoose.Schema({ title: String, writer: { type: ObjectId, ref: 'Writer' } }));
+    const built = await build();
+    close = built.close;
+    absent = built.absent;
+    const { Writer, Novel } = built.models;
     const api = createRestApi()
       .register({ name: 'writers', MODEL: 'writer', model: Writer, fillable: ['name'], RELATIONS: ['novels'], relations: { novels: { kind: 'hasMany', target: 'novel', foreignKey: 'writer' } } })
-      .register({ name: 'novels', MODEL: 'novel', model: Novel, fillable: ['title', 'writer'], RELATIONS: ['writer'] });
+      .register({ name: 'novels', MODEL: 'novel', model: Novel, fillable: ['title', 'writer'], RELATIONS: ['writer'], ...(built.novelRelations ? { relations: built.novelRelations } : {}) });
     app = express();
     app.use(express.json());
     app.use('/api', api.router());
@@ -47,7 +70,7 @@ describe('mongoose ref paths as belongs-to relations', function () {
     ids.third = await create('novels', { title: 'Third', writer: ids.ann });
     ids.orphan = await create('novels', { title: 'Anonymous' });
   });
-  after(async () => conn.close());
+  after(async () => close());
 
   it('unloaded, the ref path is the id; relations=writer puts the writer in its place', async () => {
     const plain = await get(`/novels/${ids.first}`);
@@ -126,7 +149,7 @@ describe('mongoose ref paths as belongs-to relations', function () {
   });
 
   it('writes check the reference, and deleting a referenced writer is restricted (the belongs-to default)', async () => {
-    const bad = await request(app).post('/api/novels').send({ title: 'Ghost', writer: '0123456789abcdef01234567' });
+    const bad = await request(app).post('/api/novels').send({ title: 'Ghost', writer: absent });
     expect(bad.status, bad.text).to.equal(422);
     expect(bad.body.errors).to.have.property('writer');
     const del = await request(app).delete(`/api/writers/${ids.bob}`);
