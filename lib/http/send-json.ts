@@ -1,4 +1,6 @@
 import type { Request, Response } from 'express';
+import { mergeParams } from '../query/merge-params';
+import { parseQueryString, rawQueryOf } from '../query/parse-query-string';
 import { toBoolean } from '../query/read-boolean';
 
 /**
@@ -6,10 +8,16 @@ import { toBoolean } from '../query/read-boolean';
  * matches (decision in docs/decisions.md), as the read cache answers it.
  */
 function bypassesCache(req: Request): boolean {
-  const query = req.query as Record<string, unknown> | undefined;
-  const body = req.body as Record<string, unknown> | undefined;
-  const raw = [query?.cache, body && typeof body === 'object' && !Array.isArray(body) ? body.cache : undefined];
-  return raw.some((value) => value !== undefined && toBoolean(value) === false);
+  let query: Record<string, unknown>;
+  try {
+    // read as the route read it: from the URL, whatever the app's query parser (decision 64)
+    query = parseQueryString(rawQueryOf(req.url));
+  } catch {
+    return false;
+  }
+  // the parameters as mergeParams merges them: an object body's value wins
+  const value = mergeParams(query, req.body).cache;
+  return value !== undefined && toBoolean(value) === false;
 }
 
 /**
