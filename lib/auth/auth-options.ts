@@ -21,7 +21,11 @@ export interface AuthOptions {
    * Absent: authentication only; permission checks pass and field policies are off.
    */
   grants?: Grants;
-  /** The spec's permission map: `strict` (env PERMISSION_STRICT_MODE) and route name -> permission overrides. */
+  /**
+   * The spec's permission map: route name -> permission overrides, and `strict` (default true,
+   * decision 63: a permission no grant names is denied). `strict: false` (or env
+   * PERMISSION_STRICT_MODE=false) lets such permissions pass and logs the routes it opens at start.
+   */
   permissionMap?: { strict?: boolean; overrides?: Record<string, string | string[]> };
   /** Route overrides of generated routes by name; `false` makes a route public. */
   routes?: Record<string, AuthorizeOverride | false>;

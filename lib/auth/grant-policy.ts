@@ -7,8 +7,8 @@ const NOTHING: ReadonlySet<string> = new Set();
 
 /**
  * The access policy over accesscontrol grants. Resources are named by their route segment
- * (`products`); a superuser reaches everything; a resource/action no role holds a grant for is not
- * enforced unless `strict` (the spec's permission-map rule).
+ * (`products`); a superuser reaches everything; a resource/action no role holds a grant for is
+ * reached by no one (strict, the default: decision 63), or by everyone in lenient mode.
  */
 export class GrantPolicy implements AccessPolicy {
   private readonly prohibited = new Map<string, ReadonlySet<string>>();

@@ -51,7 +51,7 @@ const DRIVERS: Record<string, () => Promise<Backend>> = {
     const Member = connection.model('Member', new mongoose.Schema({ name: String, roles: [String] }, timestamps));
     const Team = connection.model('Team', new mongoose.Schema({ name: String, groups: [String] }, timestamps));
     for (const m of [Note, Member, Team]) await m.deleteMany({});
-    const byName = { Note, Member, Team } as Record<string, mongoose.Model<Record<string, unknown>>>;
+    const byName = { Note, Member, Team } as unknown as Record<string, mongoose.Model<Record<string, unknown>>>;
     return {
       models: { Note, Member, Team },
       count: (model) => byName[model].countDocuments(),
@@ -298,7 +298,7 @@ for (const [driver, open] of Object.entries(DRIVERS)) {
 describe('the example app under strict permissions', function () {
   this.timeout(60_000);
 
-  it('its grants name every generated route: lenient mode would open none (so strict denies none of its roles\' rights)', async () => {
+  it('its grants name every generated route: lenient mode would open none (so strict denies none of its roles\' rights); its docs are public', async () => {
     const { logger, lines } = memoryLogger();
     const uri = new URL((await sharedMongo()).uri);
     uri.pathname = '/auth_defaults_example';
@@ -309,6 +309,12 @@ describe('the example app under strict permissions', function () {
       shop = await createExampleApp({ driver: 'mongo', mongoUri: uri.toString(), logger });
       expect(shop.api.routes().all().length).to.be.greaterThan(50);
       expect(lines.filter((l) => Array.isArray(l.openRoutes)).map((l) => l.openRoutes)).to.deep.equal([]);
+      // decision 68: its API description and docs page answer without a token
+      const doc = await request(shop.app).get('/api/v1/openapi.json');
+      expect(doc.status, doc.text).to.equal(200);
+      expect(doc.body.paths).to.have.property('/users');
+      expect((await request(shop.app).get('/api/v1/docs')).status).to.equal(200);
+      expect((await request(shop.app).get('/api/v1/users')).status).to.equal(401);
     } finally {
       if (saved === undefined) delete process.env.PERMISSION_STRICT_MODE;
       else process.env.PERMISSION_STRICT_MODE = saved;
