@@ -68,10 +68,16 @@ forEachDriver('hostile: eager-load fan-out and relation-field oracles', (ctx) =>
         expectError(res, 400, 'bad_request', /more than 100 related records \(REST_MAX_LOADED_RECORDS\)/);
         expect(Date.now() - started, path).to.be.below(2000);
       }
-      // a relation route's list is bounded the same way
+      // one level within the limit loads whole
       const ok = await viewer.agent().get(`${API}/categories/${category.id}`).query({ relations: 'products' });
       expect(ok.status, ok.text).to.equal(200);
       expect(ok.body.products).to.have.length(20);
+      // one level over it: refused by the driver's own bound (SQL statement LIMIT, MongoDB $lookup $limit), never cut short
+      config.maxLoadedRecords = 10;
+      expectError(await viewer.agent().get(`${API}/categories/${category.id}`).query({ relations: 'products' }), 400, 'bad_request', /more than 10 related records/);
+      expectError(await viewer.agent().get(`${API}/products`).query({ relations: 'category', pagination: JSON.stringify({ page: 1, pageSize: 15 }) }), 400, 'bad_request', /REST_MAX_LOADED_RECORDS/);
+      const page = await viewer.agent().get(`${API}/products`).query({ relations: 'category', pagination: JSON.stringify({ page: 1, pageSize: 10 }) });
+      expect(page.status, page.text).to.equal(200);
     } finally {
       config.maxLoadedRecords = saved;
     }
