@@ -121,6 +121,8 @@ export class Authorizer {
     if (!ctx.user) throw new UnauthenticatedError();
     await this.options.beforeCheck?.(req, ctx);
     if (ctx.user.is_superuser === true || !this.store) return;
+    // strict: a route whose permission cannot be derived (no name, controller or path segment) is no one's but a superuser's
+    if (requirement.permissions.length === 0 && this.strict) throw new ForbiddenError('(no permission derivable)', this.debug);
     const granted = requirement.permissions.map((p) => this.holds(ctx.roles, p));
     if (!satisfied(requirement, granted)) {
       const missing = requirement.permissions.filter((_, i) => !granted[i]);

@@ -46,6 +46,7 @@ function appWith(auth: Partial<AuthOptions> = {}) {
   app.get('/either', api.authorize({ permissions: ['reports.create', 'audits.view'] }), ok);
   app.get('/unknown', api.authorize({ permissions: 'payroll.view' }), ok);
   app.get('/controller', api.authorize({ controller: 'ReportsController', method: 'store' }), ok);
+  app.get('/', api.authorize(), ok);
   app.use(errorMiddleware(api.log));
   return { app, api };
 }
@@ -109,6 +110,10 @@ describe('permission middleware (api.authorize)', () => {
     expect((await request(appWith({ permissionMap: { strict: true } }).app).get('/unknown').set('x-user', 'reader')).status).to.equal(403);
     const lenient = appWith({ permissionMap: { strict: false } }).app;
     expect((await request(lenient).get('/unknown').set('x-user', 'reader')).status).to.equal(200);
+    // no permission derivable at all (no name, no path segment): strict denies it, lenient lets it pass
+    expect((await request(strict).get('/').set('x-user', 'reader')).status).to.equal(403);
+    expect((await request(strict).get('/').set('x-user', 'root')).status).to.equal(200);
+    expect((await request(lenient).get('/').set('x-user', 'reader')).status).to.equal(200);
     // lenient: a grant that exists is still enforced
     expect((await request(lenient).post('/reports').set('x-user', 'reader')).status).to.equal(403);
     const saved = process.env.PERMISSION_STRICT_MODE;
