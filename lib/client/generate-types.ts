@@ -16,7 +16,8 @@ type Schema = {
 };
 
 const refName = (ref: string): string => ref.slice(ref.lastIndexOf('/') + 1);
-const union = (parts: string[]): string => [...new Set(parts)].join(' | ');
+/** `a | null` and `B | null` -> `a | null | B`: members of simple unions are merged (object and generic types kept whole). */
+const union = (parts: string[]): string => [...new Set(parts.flatMap((p) => (/[{<(&]/.test(p) ? [p] : p.split(' | '))))].join(' | ');
 const group = (text: string): string => (/[|&]/.test(text) ? `(${text})` : text);
 
 function objectType(schema: Schema, known: ReadonlySet<string>): string {

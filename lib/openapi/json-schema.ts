@@ -56,7 +56,12 @@ export function recordSchema(model: ModelInfo, hidden: ReadonlySet<string> = new
   }
   for (const relation of Object.values(model.relations)) {
     const target = refOf?.(relation.target);
-    if (target && !(relation.name in properties)) properties[relation.name] = relationSchema(relation, target);
+    if (!target) continue;
+    const loaded = relationSchema(relation, target);
+    const key = properties[relation.name];
+    // a mongoose ref path named like its relation (`writer`): the id, or the record once loaded
+    if (key) properties[relation.name] = { description: `The id; the related record (or null) when loaded with \`relations=${relation.name}\`.`, anyOf: [key, ...((loaded.anyOf as JsonSchema[] | undefined) ?? [loaded])] };
+    else properties[relation.name] = loaded;
   }
   return { type: 'object', properties, required: [model.key] };
 }

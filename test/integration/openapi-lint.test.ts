@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import mongoose from 'mongoose';
 import { DataTypes, Sequelize } from 'sequelize';
 import { createRestApi, type RestApi } from '../../lib';
+import { generateTypes } from '../../lib/client';
 import { createExampleApp, type ExampleApp } from '../../example-app/app';
 import { sharedMongo, sharedPostgres } from '../support/databases';
 import { redoclyLint, spectralLint, type LintReport } from '../support/openapi-lint';
@@ -26,17 +27,18 @@ async function expectClean(name: string, doc: Doc): Promise<void> {
 
 /** A two-resource app without authentication: authors and their posts. */
 async function smallApp(driver: 'mongo' | 'sql'): Promise<{ api: RestApi; close(): Promise<void> }> {
-  const relations = (api: RestApi, author: unknown, post: unknown) =>
+  const relations = (api: RestApi, author: unknown, post: unknown, extra: string[] = []) =>
     api
       .register({ name: 'authors', MODEL: 'author', model: author, fillable: ['name'], RELATIONS: ['posts'], relations: { posts: { kind: 'hasMany', target: 'post', foreignKey: 'author_id' } } })
-      .register({ name: 'posts', MODEL: 'post', model: post, fillable: ['title', 'tags', 'author_id'], RELATIONS: ['author'], relations: { author: { kind: 'belongsTo', target: 'author', foreignKey: 'author_id' } } });
+      .register({ name: 'posts', MODEL: 'post', model: post, fillable: ['title', 'tags', 'author_id', ...extra], RELATIONS: ['author', ...extra], relations: { author: { kind: 'belongsTo', target: 'author', foreignKey: 'author_id' } } });
   if (driver === 'mongo') {
     const uri = new URL((await sharedMongo()).uri);
     uri.pathname = '/openapi_lint_small';
     const connection = await mongoose.createConnection(uri.toString()).asPromise();
     const Author = connection.model('Author', new mongoose.Schema({ name: String }));
-    const Post = connection.model('Post', new mongoose.Schema({ title: String, tags: [String], author_id: { type: mongoose.Schema.Types.ObjectId, ref: 'Author' } }));
-    const api = relations(createRestApi(), Author, Post);
+    // `editor`: a ref path named like its relation (the id, or the record once loaded)
+    const Post = connection.model('Post', new mongoose.Schema({ title: String, tags: [String], author_id: { type: mongoose.Schema.Types.ObjectId, ref: 'Author' }, editor: { type: mongoose.Schema.Types.ObjectId, ref: 'Author' } }));
+    const api = relations(createRestApi(), Author, Post, ['editor']);
     api.router();
     return { api, close: async () => (await api.close(), await connection.close()) };
   }
@@ -75,6 +77,11 @@ for (const driver of ['mongo', 'sql'] as const) {
         expect(plain.security).to.deep.equal([]);
         expect(plain.components.securitySchemes).to.equal(undefined);
         expect(plain.components.responses).to.not.have.property('Error401');
+        if (driver === 'mongo') {
+          const editor = (plain.components as unknown as { schemas: { Post: { properties: { editor: { anyOf: unknown[] } } } } }).schemas.Post.properties.editor;
+          expect(editor.anyOf).to.deep.equal([{ type: ['string', 'null'], pattern: '^[0-9a-f]{24}$' }, { $ref: '#/components/schemas/Author' }, { type: 'null' }]);
+          expect(generateTypes(plain as never)).to.contain('"editor": string | null | Author;');
+        }
         await expectClean(`a small ${driver} app without auth`, plain);
       } finally {
         await small.close();
