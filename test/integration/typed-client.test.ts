@@ -51,7 +51,11 @@ for (const driver of ['mongo', 'sql'] as const) {
       expect(page.data).to.have.length(1);
       const updated = await api.products.update(found.data[0].id, { price: 26 });
       expect(updated.model.price).to.equal(26);
-      expect((await api.products.show(found.data[0].id, { relations: ['category'] })).price).to.equal(26);
+      const shown = await api.products.show(found.data[0].id, { relations: ['category'] });
+      expect(shown.price).to.equal(26);
+      // eager-loaded relations are part of the generated record type
+      expect(shown.category?.name).to.equal('Client lamps');
+      expect(shown.tags).to.equal(undefined);
       await api.products.destroy(found.data[0].id);
       const gone = await api.products.show(found.data[0].id).catch((e: unknown) => e);
       expect(gone).to.be.instanceOf(ApiRequestError);
