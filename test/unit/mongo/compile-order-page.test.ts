@@ -63,6 +63,17 @@ describe('mongo compileList: order and pages', () => {
     expect(pipeline[2]).to.deep.equal({ $sort: { __s0: 1, _id: 1 } });
   });
 
+  it("a sort key's relation scope filters inside its $lookup: a record outside it joins as absent (null)", () => {
+    const scoped: OrderKey = { ...key('name', 'asc', ['category']), scopes: [{ kind: 'condition', field: 'name', operator: '=', value: 'Mine' }] };
+    const { pipeline } = compile([scoped, ID]);
+    expect((pipeline[0].$lookup as Document).pipeline).to.deep.equal([
+      { $match: { $expr: { $eq: ['$_id', '$$k'] } } },
+      { $match: { name: { $eq: 'Mine' } } },
+      { $limit: 1 },
+      { $project: { _id: 0, v: '$name' } },
+    ]);
+  });
+
   it('a to-many relation cannot be a sort key', () => {
     expect(() => compile([key('rating', 'asc', ['reviews']), ID])).to.throw(/not a to-one/);
   });

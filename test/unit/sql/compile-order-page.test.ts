@@ -37,6 +37,13 @@ describe('sql compiler: ordering', () => {
     });
   }
 
+  it("a sort key's relation scope joins into its ON clause: a record outside it joins as absent (sorts as null)", () => {
+    const scoped: OrderKey = { ...key('name', 'asc', ['category', 'parent']), scopes: [null, { kind: 'condition', field: 'name', operator: '=', value: 'Mine' }] };
+    const { rows: s } = rows([scoped, ID]);
+    expect(s.sql).to.include('LEFT JOIN "categories" AS "o1" ON "o1"."id" = "t0"."category_id" LEFT JOIN "categories" AS "o2" ON "o2"."id" = "o1"."parent_id" AND "o2"."name" = $1');
+    expect(s.bind).to.deep.equal(['Mine']);
+  });
+
   it('selects every order key under a helper alias (for the next cursor)', () => {
     const { rows: s, keys } = rows([key('name', 'asc', ['category']), ID]);
     expect(s.sql).to.match(/^SELECT "t0"."id" AS "id", "t0"."name" AS "name", "o1"."name" AS "__k0", "t0"."id" AS "__k1" FROM/);
