@@ -43,3 +43,8 @@ export function compileTreeCondition(tree: TreeWalk, ctx: CompileContext, model:
 export function compileHierarchyLock(table: string): { sql: string; bind: unknown[] } {
   return { sql: 'SELECT pg_advisory_xact_lock(hashtextextended($1, 0)) AS "locked"', bind: [`hierarchy:${table}`] };
 }
+
+/** The same lock without waiting, with the transaction's isolation level: taken at once in the usual case. */
+export function compileHierarchyTryLock(table: string): { sql: string; bind: unknown[] } {
+  return { sql: `SELECT pg_try_advisory_xact_lock(hashtextextended($1, 0)) AS "locked", current_setting('transaction_isolation') AS "isolation"`, bind: [`hierarchy:${table}`] };
+}

@@ -3,7 +3,7 @@ import { DriverFailure, type DatabaseErrorInfo, type DescribedModel, type Driver
 import { relationOf } from '../../lib/resource/model-lookup';
 import type { PivotInfo } from '../../lib/resource/model-info';
 import { compilePivotDelete, compilePivotInsert, compilePivotLock, compilePivotRead, compilePivotUpdate } from './compile-pivots';
-import { compileHierarchyLock } from './compile-tree';
+import { compileHierarchyLock, compileHierarchyTryLock } from './compile-tree';
 import type { ListQuery, Scalar } from '../../lib/query/ast';
 import { loadLimitMessage } from '../../lib/query/load-limit';
 import type { ModelDeclaration } from '../../lib/resource/relation-declaration';
@@ -235,7 +235,16 @@ export class SqlDriver extends ConnectionDriver<Sequelize> implements Driver {
 
   async lockHierarchy(model: string, tx: Transaction): Promise<void> {
     const info = this.table(model);
-    await this.run(compileHierarchyLock(info.schema ? `${info.schema}.${info.table}` : info.table), this.tx(tx));
+    const table = info.schema ? `${info.schema}.${info.table}` : info.table;
+    const [first] = await this.run(compileHierarchyTryLock(table), this.tx(tx));
+    if (first?.locked === true) return;
+    // another move holds it: wait. READ COMMITTED reads what it commits in the next statement; a
+    // snapshot already taken (REPEATABLE READ, SERIALIZABLE) would not: the transaction runs again
+    // (a serialization failure, retried by transaction() and a 409 if it persists)
+    await this.run(compileHierarchyLock(table), this.tx(tx));
+    if (first?.isolation !== 'read committed') {
+      throw Object.assign(new Error('A concurrent hierarchy move committed after this transaction began.'), { code: '40001' });
+    }
   }
 
   translateError(error: unknown): DatabaseErrorInfo | null {
