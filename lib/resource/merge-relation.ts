@@ -1,3 +1,4 @@
+import { DeclarationError } from './check-declaration';
 import type { RelationDeclaration } from './declaration';
 import type { RelationInfo } from './model-info';
 
@@ -18,7 +19,9 @@ export function mergeDeclaredRelation(name: string, decl: RelationDeclaration, d
   if (decl.kind === 'belongsTo') rel.onDelete = decl.onDelete ?? same?.onDelete ?? 'restrict';
   if (decl.kind === 'belongsToMany') {
     const pivot = decl.pivot ?? same?.pivot;
-    if (!pivot) throw new Error(`Resource ${MODEL}: relation ${name} is belongsToMany but has no pivot.`);
+    if (!pivot) {
+      throw new DeclarationError(MODEL, `relations.${name}.pivot`, 'a belongsToMany goes through a pivot table or collection: declare pivot: {table, parentKey, relatedKey} (an array of ids stored in the record is not a relation).');
+    }
     rel.pivot = {
       table: pivot.table,
       parentKey: pivot.parentKey,

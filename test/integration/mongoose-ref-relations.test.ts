@@ -196,6 +196,11 @@ describe('RELATIONS that cannot be resolved: the start-up error states the rule'
       expect(start(decls(['tags']))).to.throw(/the path tags is an array of refs to Tag; an array of ids is not a relation .*belongsToMany/);
     });
 
+    it('an array of refs declared belongsToMany without a pivot asks for the pivot', () => {
+      const declared = decls(['tags']).map((d) => (d.name === 'posts' ? { ...d, relations: { tags: { kind: 'belongsToMany' as const, target: 'tag' } } } : d));
+      expect(start(declared)).to.throw(/Resource post: relations\.tags\.pivot: a belongsToMany goes through a pivot table or collection: declare pivot: \{table, parentKey, relatedKey\}/);
+    });
+
     it('without RELATIONS naming it, an array of refs stays a plain array field', () => {
       expect(start(decls([]))).to.not.throw();
     });
