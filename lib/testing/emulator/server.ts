@@ -128,7 +128,15 @@ export async function listen(state: EmulatorState): Promise<RunningServer> {
       buffered += chunk.length;
       if (buffered < needed) return;
       const bytes = pending.length === 1 ? pending[0] : Buffer.concat(pending, buffered);
-      const { messages, rest } = splitMessages(bytes);
+      let split: ReturnType<typeof splitMessages>;
+      try {
+        split = splitMessages(bytes);
+      } catch (err) {
+        process.stderr.write(`[testing-kit] MongoDB emulator: unreadable message (${(err as Error).message}); connection closed\n`);
+        socket.destroy();
+        return;
+      }
+      const { messages, rest } = split;
       pending = rest.length ? [rest] : [];
       buffered = rest.length;
       needed = rest.length >= 4 ? Math.max(4, rest.readInt32LE(0)) : 4;

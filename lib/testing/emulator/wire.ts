@@ -33,6 +33,8 @@ export function splitMessages(buffer: Buffer): { messages: Buffer[]; rest: Buffe
   let offset = 0;
   while (buffer.length - offset >= 4) {
     const length = buffer.readInt32LE(offset);
+    // a length below the 16-byte header would never advance (0) or walk backwards: the stream is unreadable
+    if (length < 16) throw new Error(`invalid message length ${length}`);
     if (buffer.length - offset < length) break;
     messages.push(buffer.subarray(offset, offset + length));
     offset += length;
