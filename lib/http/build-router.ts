@@ -8,7 +8,7 @@ import { ApiError, BadRequestError } from '../errors';
 import type { RequestContext } from '../service/request-context';
 import { contextOf } from './request-context-middleware';
 import { Reply, type RouteDefinition, type RouteTable } from './routes';
-import { sendJson } from './send-json';
+import { dropConditionsOnBypass, sendJson } from './send-json';
 import { serialize, toJson } from './serialize';
 
 /** Middleware a feature puts in front of some routes (permission checks, cache), chosen per route. */
@@ -57,6 +57,7 @@ function handler(route: RouteDefinition, options: RouterOptions): RequestHandler
       return;
     }
     res.status(result.status).set(result.headers);
+    if (result.status !== 304) dropConditionsOnBypass(req);
     if (result.status === 304) res.end();
     else if (result.json !== undefined) res.type('application/json').send(result.json);
     else res.json(serialize(result.body));

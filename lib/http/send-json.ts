@@ -21,6 +21,17 @@ function bypassesCache(req: Request): boolean {
 }
 
 /**
+ * For answers sent with Express's `res.send` (a Reply: cached entries, hierarchy reads): with
+ * `cache=false` the request stops being conditional, so `res.send` cannot turn it into a 304.
+ */
+export function dropConditionsOnBypass(req: Request): void {
+  if (!req.headers['if-none-match'] && !req.headers['if-modified-since']) return;
+  if (!bypassesCache(req)) return;
+  delete req.headers['if-none-match'];
+  delete req.headers['if-modified-since'];
+}
+
+/**
  * A 200 JSON answer as Express's `res.send` gives it (the app's ETag setting on GET and HEAD, 304 when fresh unless cache=false, no
  * body for HEAD, Content-Length), without its header normalization and type lookups: the text is
  * the library's own JSON, so its type and charset are known.

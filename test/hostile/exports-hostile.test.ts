@@ -238,5 +238,20 @@ forEachDriver('hostile exports', (ctx) => {
       expect(body.status).to.equal(200);
       expect(body.body).to.deep.equal(first.body);
     });
+
+    it('also on a show and on hierarchy reads (which the read cache never holds)', async () => {
+      for (const [path, params] of [
+        ['/categories', { hierarchy: true }],
+        [`/products/${product.id}`, { hierarchy: false }],
+      ] as const) {
+        const first = await ctx.get(path, params);
+        expect(first.status, first.text).to.equal(200);
+        const etag = String(first.headers.etag);
+        expect((await ctx.get(path, params).set('If-None-Match', etag)).status, path).to.equal(304);
+        const bypass = await ctx.get(path, { ...params, cache: false }).set('If-None-Match', etag);
+        expect(bypass.status, path).to.equal(200);
+        expect(bypass.body).to.deep.equal(first.body);
+      }
+    });
   });
 });
