@@ -308,7 +308,11 @@ export function createRestApi(options: RestApiOptions = {}): RestApi {
       const { roles, ...rest } = openApiOptions;
       const described: OpenApiOptions = { ...rest };
       // with authentication on, every operation needs a credential: a bearer token unless the app says otherwise
-      if (auth && !described.security) described.security = { schemes: { bearerAuth: { type: 'http', scheme: 'bearer' } }, requirement: [{ bearerAuth: [] }] };
+      if (auth && !described.security) {
+        // routes opened by `auth.routes[name] === false` (or protectRoutes: false) take a credential but do not need one
+        const isPublic = (name: string) => options.auth?.protectRoutes === false || options.auth?.routes?.[name] === false;
+        described.security = { schemes: { bearerAuth: { type: 'http', scheme: 'bearer' } }, requirement: [{ bearerAuth: [] }], isPublic };
+      }
       // a role's document: the fields its read policy hides are absent from its schemas (a viewer's has no cost)
       if (roles && !described.hiddenFields) {
         const ctx = createContext({ user: { id: 'openapi', roles }, roles });

@@ -5,6 +5,9 @@ import { idSchema, recordSchema, writeSchema, type JsonSchema } from './json-sch
 import { jsonResponse, operationShape, schemaRef } from './operations';
 import { QUERY_SCHEMAS, parameterComponents, parameterRef } from './parameters';
 
+/** The version of the interface specification this library implements (spec "Versioning"). */
+export const INTERFACE_VERSION = '2.1.8';
+
 export interface OpenApiOptions {
   title?: string;
   version?: string;
@@ -25,7 +28,7 @@ export interface OpenApiOptions {
   security?: {
     schemes: Record<string, JsonSchema>;
     requirement: Array<Record<string, string[]>>;
-    /** Routes served without a credential (`auth.routes[name] === false`): `security: []`, no 401/403. */
+    /** Routes served without a required credential (`auth.routes[name] === false`): a credential is optional (`[{}, ...requirement]`), no 403. */
     isPublic?: (routeName: string) => boolean;
   };
 }
@@ -67,9 +70,10 @@ const ENVELOPES: Record<string, JsonSchema> = {
 const pascal = (model: string): string => model.replace(/(^|[_\-\s]+)(\w)/g, (_m, _s, c: string) => c.toUpperCase());
 
 /** Error answers each kind of route can give (every type of the catalogue has the one Error schema). */
-function errorStatuses(route: RouteDefinition, secured: boolean): number[] {
+function errorStatuses(route: RouteDefinition, secured: boolean, open: boolean): number[] {
   const statuses = new Set<number>([400, 500, 503]);
-  if (secured) [401, 403].forEach((s) => statuses.add(s));
+  if (secured) statuses.add(401);
+  if (secured && !open) statuses.add(403);
   if (route.path.includes(':')) statuses.add(404);
   if (route.access !== 'read') [404, 409, 413, 422].forEach((s) => statuses.add(s));
   return [...statuses].sort();
@@ -124,7 +128,7 @@ export function buildOpenApi(table: RouteTable, registry: Registry, options: Ope
     const shape = operationShape(route, { type: pascal(route.model), model: route.model, id: idSchema(related.idType) });
     shape.params.forEach((p) => usedParameters.add(p));
     const open = Boolean(options.security?.isPublic?.(route.name));
-    const statuses = errorStatuses(route, secured && !open);
+    const statuses = errorStatuses(route, secured, open);
     statuses.forEach((s) => usedErrors.add(s));
     const success: Record<string, JsonSchema> = { [shape.status ?? '200']: shape.response };
     if (shape.partial) success['207'] = jsonResponse({ type: 'object', properties: { success: { const: false }, error: { type: 'object', additionalProperties: true } }, required: ['success', 'error'], additionalProperties: true }, 'Partial success: the ids not found are in error.not_found_ids');
@@ -137,7 +141,7 @@ export function buildOpenApi(table: RouteTable, registry: Registry, options: Ope
       responses: { ...success, ...Object.fromEntries(statuses.map((s) => [String(s), { $ref: `#/components/responses/Error${s}` }])) },
     };
     if (shape.body) operation.requestBody = { required: true, content: { 'application/json': { schema: shape.body } } };
-    if (options.security) operation.security = open ? [] : options.security.requirement;
+    if (options.security) operation.security = open ? [{}, ...options.security.requirement] : options.security.requirement;
     (paths[path] ??= {})[route.method] = operation;
     if (!tags.has(route.resource)) tags.set(route.resource, parent ? `The ${route.resource} resource (records of ${parent.name}) and its relation routes.` : `The routes under /${route.resource}: the records of the authenticated user.`);
   }
@@ -147,10 +151,12 @@ export function buildOpenApi(table: RouteTable, registry: Registry, options: Ope
   const parameters = Object.fromEntries(Object.entries(parameterComponents()).filter(([name]) => usedParameters.has(name)));
   const components: JsonSchema = { schemas, parameters, responses };
   if (options.security) components.securitySchemes = options.security.schemes;
+  const described = options.description ?? 'Generated from the route table and resource declarations by generic-resource-rest.';
   const info: JsonSchema = {
     title: options.title ?? 'REST API',
     version: options.version ?? '1.0.0',
-    description: options.description ?? 'Generated from the route table and resource declarations by generic-resource-rest.',
+    description: `${described}\n\nImplements version ${INTERFACE_VERSION} of the generic resource REST interface.`,
+    'x-interface-version': INTERFACE_VERSION,
   };
   if (options.contact) info.contact = options.contact;
   if (options.license) info.license = options.license;

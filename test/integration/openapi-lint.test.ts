@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import mongoose from 'mongoose';
 import { DataTypes, Sequelize } from 'sequelize';
-import { createRestApi, type RestApi } from '../../lib';
+import { createRestApi, type RestApi, type RestApiOptions } from '../../lib';
 import { generateTypes } from '../../lib/client';
 import { createExampleApp, type ExampleApp } from '../../example-app/app';
 import { sharedMongo, sharedPostgres } from '../support/databases';
@@ -26,7 +26,7 @@ async function expectClean(name: string, doc: Doc): Promise<void> {
 }
 
 /** A two-resource app without authentication: authors and their posts. */
-async function smallApp(driver: 'mongo' | 'sql'): Promise<{ api: RestApi; close(): Promise<void> }> {
+async function smallApp(driver: 'mongo' | 'sql', auth?: RestApiOptions['auth']): Promise<{ api: RestApi; close(): Promise<void> }> {
   const relations = (api: RestApi, author: unknown, post: unknown, extra: string[] = []) =>
     api
       .register({ name: 'authors', MODEL: 'author', model: author, fillable: ['name'], RELATIONS: ['posts'], relations: { posts: { kind: 'hasMany', target: 'post', foreignKey: 'author_id' } } })
@@ -38,14 +38,14 @@ async function smallApp(driver: 'mongo' | 'sql'): Promise<{ api: RestApi; close(
     const Author = connection.model('Author', new mongoose.Schema({ name: String }));
     // `editor`: a ref path named like its relation (the id, or the record once loaded)
     const Post = connection.model('Post', new mongoose.Schema({ title: String, tags: [String], author_id: { type: mongoose.Schema.Types.ObjectId, ref: 'Author' }, editor: { type: mongoose.Schema.Types.ObjectId, ref: 'Author' } }));
-    const api = relations(createRestApi(), Author, Post, ['editor']);
+    const api = relations(createRestApi({ auth }), Author, Post, ['editor']);
     api.router();
     return { api, close: async () => (await api.close(), await connection.close()) };
   }
   const sequelize = new Sequelize((await sharedPostgres()).uri, { logging: false });
   const Author = sequelize.define('Author', { name: DataTypes.STRING }, { tableName: 'openapi_lint_authors', underscored: true });
   const Post = sequelize.define('Post', { title: DataTypes.STRING, tags: DataTypes.ARRAY(DataTypes.STRING), author_id: DataTypes.INTEGER }, { tableName: 'openapi_lint_posts', underscored: true });
-  const api = relations(createRestApi(), Author, Post);
+  const api = relations(createRestApi({ auth }), Author, Post);
   api.router();
   return { api, close: async () => (await api.close(), await sequelize.close()) };
 }
@@ -88,13 +88,25 @@ for (const driver of ['mongo', 'sql'] as const) {
       }
     });
 
-    it('a public route of an authenticated API needs no credential in the document', () => {
+    it('a public route of an authenticated API takes a credential but needs none', () => {
       const security = { schemes: { bearerAuth: { type: 'http', scheme: 'bearer' } }, requirement: [{ bearerAuth: [] }], isPublic: (name: string) => name === 'products.index' };
       const described = shop.api.openapi({ security }) as { paths: Record<string, Record<string, { security: unknown; responses: Record<string, unknown> }>> };
-      expect(described.paths['/products'].get.security).to.deep.equal([]);
-      expect(described.paths['/products'].get.responses).to.not.have.property('401');
+      expect(described.paths['/products'].get.security).to.deep.equal([{}, { bearerAuth: [] }]);
+      expect(described.paths['/products'].get.responses).to.not.have.property('403');
       expect(described.paths['/products'].post.security).to.deep.equal([{ bearerAuth: [] }]);
-      expect(described.paths['/products'].post.responses).to.have.property('401');
+      expect(described.paths['/products'].post.responses).to.have.property('403');
+    });
+
+    it('a route opened by auth.routes is described so, and the document still lints clean', async () => {
+      const small = await smallApp(driver, { authenticate: async () => null, grants: {}, routes: { 'posts.index': false } });
+      try {
+        const described = small.api.openapi() as { paths: Record<string, Record<string, { security: unknown; responses: Record<string, unknown> }>> };
+        expect(described.paths['/posts'].get.security).to.deep.equal([{}, { bearerAuth: [] }]);
+        expect(described.paths['/posts'].post.security).to.deep.equal([{ bearerAuth: [] }]);
+        await expectClean(`a small ${driver} app with one public route`, described);
+      } finally {
+        await small.close();
+      }
     });
 
     it('every array schema says what it holds', () => {
