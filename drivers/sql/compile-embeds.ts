@@ -38,6 +38,8 @@ export function compileEmbed(
   /** The parent's key as the outer query sees it (`"w5"."id"`). */
   parentKey: string,
   params: ParamBuilder,
+  /** The query's loadLimit: at most cap + 1 records per parent are aggregated (more is refused by the service). */
+  cap: number | null = null,
 ): { plan: EmbedPlan; column: string } | null {
   const rel = ctx.relation(parent, load.name);
   if ((rel.kind !== 'hasMany' && rel.kind !== 'hasOne') || load.children.length > 0) return null;
@@ -50,8 +52,12 @@ export function compileEmbed(
   if (load.filter) where.push(compileFilter(load.filter, ctx, target, e, params));
   const values = fields.map((f) => ctx.column(target, e, f)).join(', ');
   const alias = `__${e}`;
-  const column =
-    `(SELECT json_agg(json_build_array(${values}) ORDER BY ${key}) FROM ${ctx.table(target)} AS ${quoteIdent(e)} ` +
-    `WHERE ${where.join(' AND ')}) AS ${quoteIdent(alias)}`;
+  // under a cap, the rows are picked (in key order) before they are aggregated: one parent with a
+  // million children costs cap + 1 rows of JSON, not a million
+  const source =
+    cap === null
+      ? `${ctx.table(target)} AS ${quoteIdent(e)} WHERE ${where.join(' AND ')}`
+      : `(SELECT * FROM ${ctx.table(target)} AS ${quoteIdent(e)} WHERE ${where.join(' AND ')} ORDER BY ${key} LIMIT ${Math.floor(cap) + 1}) AS ${quoteIdent(e)}`;
+  const column = `(SELECT json_agg(json_build_array(${values}) ORDER BY ${key}) FROM ${source}) AS ${quoteIdent(alias)}`;
   return { plan: { name: load.name, kind: rel.kind, target, alias, fields }, column };
 }

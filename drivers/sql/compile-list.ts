@@ -90,7 +90,7 @@ function compileHead(query: ListQuery, ctx: CompileContext, params: ParamBuilder
   const separate: RelationLoad[] = [];
   const outer = joined.rest.length ? params.alias('w') : '';
   for (const load of joined.rest) {
-    const embedded = compileEmbed(load, ctx, model, `${quoteIdent(outer)}.${quoteIdent(ctx.model(model).key)}`, params);
+    const embedded = compileEmbed(load, ctx, model, `${quoteIdent(outer)}.${quoteIdent(ctx.model(model).key)}`, params, query.loadLimit ?? null);
     rest.push({ name: load.name, embed: embedded?.plan ?? null });
     if (embedded) embedColumns.push(embedded.column);
     else separate.push(load);
@@ -128,7 +128,8 @@ function statementText(head: Head, tail: string, fresh: boolean): string {
   return sql;
 }
 
-const headKey = (query: ListQuery): string => `${query.model}\u0000${JSON.stringify(query.select)}\u0000${JSON.stringify(query.order)}\u0000${JSON.stringify(query.relations)}`;
+const headKey = (query: ListQuery): string =>
+  `${query.model}\u0000${JSON.stringify(query.select)}\u0000${JSON.stringify(query.order)}\u0000${JSON.stringify(query.relations)}\u0000${query.loadLimit ?? ''}`;
 
 /** ListQuery -> SQL statements with bound parameters. Pure: no connection, no Sequelize. */
 export function compileList(query: ListQuery, catalog: Catalog, tables: ModelMap, plans?: RelationPlanCache): CompiledList {

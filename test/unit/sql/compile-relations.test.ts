@@ -42,6 +42,20 @@ describe('sql compiler: eager loading', () => {
     );
   });
 
+  it('hasMany embedded under a loadLimit: the rows are picked in key order, at most loadLimit + 1 per parent, before they are aggregated', () => {
+    const q = compileList(listQuery({ relations: [load('reviews', ['rating'])], select: ['name'], loadLimit: 50 }), catalog, tables);
+    expect(q.rows.sql).to.include(
+      '(SELECT json_agg(json_build_array("e2"."id", "e2"."rating", "e2"."product_id") ORDER BY "e2"."id") FROM ' +
+        '(SELECT * FROM "reviews" AS "e2" WHERE "e2"."product_id" = "w1"."id" ORDER BY "e2"."id" LIMIT 51) AS "e2") AS "__e2"',
+    );
+    // the cached statement head is per loadLimit
+    const cache = new RelationPlanCache();
+    const a = compileList(listQuery({ relations: [load('reviews')], loadLimit: 50 }), catalog, tables, cache).rows.sql;
+    const b = compileList(listQuery({ relations: [load('reviews')] }), catalog, tables, cache).rows.sql;
+    expect(a).to.include('LIMIT 51');
+    expect(b).not.to.include('LIMIT 51');
+  });
+
   it('a to-many with loads below it, and many-to-many, keep a statement of their own keyed by the parent ids', () => {
     const q = plans([load('reviews', ['rating'], [load('user', ['name'])])]);
     expect(q.rest).to.deep.equal([{ name: 'reviews', embed: null }]);
