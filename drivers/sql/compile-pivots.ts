@@ -54,3 +54,8 @@ export function compilePivotUpdate(pivot: PivotInfo, rows: Array<Record<string, 
 export function compilePivotLock(pivot: PivotInfo, parentId: unknown): SqlStatement {
   return { sql: 'SELECT pg_advisory_xact_lock(hashtext($1), hashtext($2)) AS "locked"', bind: [pivot.table, String(parentId)] };
 }
+
+/** The same lock without waiting, with the transaction's isolation level: taken at once in the usual case. */
+export function compilePivotTryLock(pivot: PivotInfo, parentId: unknown): SqlStatement {
+  return { sql: `SELECT pg_try_advisory_xact_lock(hashtext($1), hashtext($2)) AS "locked", current_setting('transaction_isolation') AS "isolation"`, bind: [pivot.table, String(parentId)] };
+}

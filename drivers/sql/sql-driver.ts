@@ -2,7 +2,7 @@ import { Utils, type Model, type ModelStatic, type Sequelize, type Transaction a
 import { DriverFailure, type DatabaseErrorInfo, type DescribedModel, type Driver, type Id, type ListResult, type PivotCapability, type PivotRow, type Row, type Transaction, type UpdateGuard, type UpdateItem } from '../../lib/driver';
 import { relationOf } from '../../lib/resource/model-lookup';
 import type { PivotInfo } from '../../lib/resource/model-info';
-import { compilePivotDelete, compilePivotInsert, compilePivotLock, compilePivotRead, compilePivotUpdate } from './compile-pivots';
+import { compilePivotDelete, compilePivotInsert, compilePivotLock, compilePivotRead, compilePivotTryLock, compilePivotUpdate } from './compile-pivots';
 import { compileHierarchyLock, compileHierarchyTryLock } from './compile-tree';
 import type { ListQuery, Scalar } from '../../lib/query/ast';
 import { loadLimitMessage } from '../../lib/query/load-limit';
@@ -194,7 +194,8 @@ export class SqlDriver extends ConnectionDriver<Sequelize> implements Driver {
       return inserted.map((r) => Number(r[pivot.relatedKey]));
     },
     lock: async (model, relation, parentId, tx) => {
-      await this.run(compilePivotLock(this.pivotOf(model, relation), parentId), this.tx(tx));
+      const pivot = this.pivotOf(model, relation);
+      await this.lockOrRetry(compilePivotTryLock(pivot, parentId), compilePivotLock(pivot, parentId), this.tx(tx));
     },
     detach: async (model, relation, parentId, relatedIds, tx) => {
       if (relatedIds && relatedIds.length === 0) return [];
@@ -236,14 +237,21 @@ export class SqlDriver extends ConnectionDriver<Sequelize> implements Driver {
   async lockHierarchy(model: string, tx: Transaction): Promise<void> {
     const info = this.table(model);
     const table = info.schema ? `${info.schema}.${info.table}` : info.table;
-    const [first] = await this.run(compileHierarchyTryLock(table), this.tx(tx));
+    await this.lockOrRetry(compileHierarchyTryLock(table), compileHierarchyLock(table), this.tx(tx));
+  }
+
+  /**
+   * An advisory lock, tried without waiting first (one statement in the usual case). When another
+   * transaction holds it: wait. READ COMMITTED reads what that one commits in the next statement; a
+   * snapshot already taken (REPEATABLE READ, SERIALIZABLE) would not, so the transaction runs again
+   * (a serialization failure, retried by transaction() and a 409 if it persists).
+   */
+  private async lockOrRetry(attempt: SqlStatement, wait: SqlStatement, t: Target): Promise<void> {
+    const [first] = await this.run(attempt, t);
     if (first?.locked === true) return;
-    // another move holds it: wait. READ COMMITTED reads what it commits in the next statement; a
-    // snapshot already taken (REPEATABLE READ, SERIALIZABLE) would not: the transaction runs again
-    // (a serialization failure, retried by transaction() and a 409 if it persists)
-    await this.run(compileHierarchyLock(table), this.tx(tx));
+    await this.run(wait, t);
     if (first?.isolation !== 'read committed') {
-      throw Object.assign(new Error('A concurrent hierarchy move committed after this transaction began.'), { code: '40001' });
+      throw Object.assign(new Error('A concurrent write of the same records committed after this transaction began.'), { code: '40001' });
     }
   }
 
