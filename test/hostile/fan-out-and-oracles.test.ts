@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import type { RestConfig } from '../../lib/config';
 import { API, expectError, forEachDriver, type Member, type Rec } from '../support/contract-app';
 
 /**
@@ -58,7 +59,8 @@ forEachDriver('hostile: eager-load fan-out and relation-field oracles', (ctx) =>
   });
 
   it('more related records than REST_MAX_LOADED_RECORDS is a 400 naming it, before the answer is built; /health answers', async () => {
-    const config = ctx.app.api.config;
+    // the app's live settings (the services read this object): lowered for this test only
+    const config = (ctx.app.api as unknown as { config: RestConfig }).config;
     const saved = config.maxLoadedRecords;
     config.maxLoadedRecords = 100; // 20 + 20 + 400 records below
     try {
