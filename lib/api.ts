@@ -119,7 +119,7 @@ export interface RestApi {
 /** Entry point: declare resources, then mount `api.router()` in an Express app. */
 export function createRestApi(options: RestApiOptions = {}): RestApi {
   const config = configFromEnv(options.config);
-  const log = createLoggers(options.logger);
+  const log = createLoggers(options.logger, config);
   const registry = new Registry();
   const pipeline = new QueryPipeline(registry);
   const table = new RouteTable();
@@ -327,6 +327,7 @@ export function createRestApi(options: RestApiOptions = {}): RestApi {
     },
     async close() {
       await cache.close();
+      await log.close();
       for (const driver of registry.drivers()) await driver.close?.();
     },
   };

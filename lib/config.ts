@@ -28,6 +28,12 @@ export interface RestConfig {
   debug: boolean;
   /** LOG_QUERY: one query-log line per controller action. */
   logQueries: boolean;
+  /** LOG_QUERY_FILE: the query log's file (default none: the logger's `query` channel). */
+  queryLogFile: string | null;
+  /** LOG_QUERY_FILE_MAX_SIZE: bytes a query log file grows to before the next one starts (default 10 MB). */
+  queryLogMaxSize: number;
+  /** LOG_QUERY_FILE_MAX_FILES: query log files kept, the current one included (default 5). */
+  queryLogMaxFiles: number;
 }
 
 function envBool(name: string, fallback: boolean): boolean {
@@ -58,6 +64,9 @@ export function configFromEnv(overrides: Partial<RestConfig> = {}): RestConfig {
     operators: OPERATORS,
     debug: envBool('APP_DEBUG', false),
     logQueries: envBool('LOG_QUERY', false),
+    queryLogFile: process.env.LOG_QUERY_FILE || null,
+    queryLogMaxSize: envInt('LOG_QUERY_FILE_MAX_SIZE', 10 * 1024 * 1024),
+    queryLogMaxFiles: envInt('LOG_QUERY_FILE_MAX_FILES', 5),
     ...overrides,
   };
 }

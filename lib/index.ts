@@ -21,3 +21,4 @@ export { derivePermission, type Requirement, type RouteFacts } from './auth/deri
 export type { Grants } from './auth/permission-store';
 export type { AccessPolicy, AccessAction, Possession } from './service/access-policy';
 export type { RelationRoutesOptions, OneToManyConfig, ManyToManyConfig, RelationMutation } from './relations/relation-config';
+export { INTERFACE_VERSION } from './openapi/build-document';

@@ -142,9 +142,16 @@ export class MongoDriver extends ConnectionDriver<Connection> implements Driver 
     const sets = items.map((item) => withoutUndefined(item.changes));
     // bulkWrite casts but does not validate: the schema validators of the changed paths run in memory
     for (const set of sets) if (Object.keys(set).length) await native.validate({ ...set }, Object.keys(set));
-    const ops = items.map((item, i) => ({
-      updateOne: { filter: { _id: toObjectId(String(item.id)), ...(guard ? { [guard.field]: guard.isNull ? null : { $ne: null } } : {}) }, update: { $set: sets[i] } },
-    }));
+    // decision 67 (an ORM's dirty check): without a guard, a document is written (and its updated_at
+    // moved) only when one of the sent values differs from the stored one; the guarded writes
+    // (soft delete, restore) always change their field, and count the documents they matched
+    const ops = items.flatMap((item, i) => {
+      const keys = Object.keys(sets[i]);
+      if (!guard && keys.length === 0) return [];
+      const differs = guard ? {} : { $or: keys.map((k) => ({ [k]: { $ne: sets[i][k] } })) };
+      return [{ updateOne: { filter: { _id: toObjectId(String(item.id)), ...(guard ? { [guard.field]: guard.isNull ? null : { $ne: null } } : {}), ...differs }, update: { $set: sets[i] } } }];
+    });
+    if (ops.length === 0) return 0;
     await this.lockReferences(model, sets, tx);
     const result = await native.bulkWrite(ops as never, { session: this.session(tx), ordered: true, timestamps: true });
     return result.matchedCount;

@@ -97,6 +97,10 @@ export function translateMongoError(error: unknown): DatabaseErrorInfo | null {
   }
   const name = typeof e.name === 'string' ? e.name : '';
   if (name === 'ValidationError' && e.errors && typeof e.errors === 'object') {
+    // a required path left out or null is what PostgreSQL calls a not-null violation: the same
+    // answer on both drivers (`not_null_violation` naming the field), the first such path
+    const required = Object.entries(e.errors as Record<string, { kind?: unknown }>).find(([path, inner]) => inner?.kind === 'required' && path !== '__proto__');
+    if (required) return { type: 'not_null_violation', field: required[0] };
     const errors: Record<string, string[]> = {};
     for (const [path, inner] of Object.entries(e.errors as Record<string, ErrorLike & { kind?: unknown }>)) {
       if (path === '__proto__' || path === 'constructor' || path === 'prototype') continue;

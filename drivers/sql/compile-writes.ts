@@ -78,7 +78,7 @@ export function compileInsert(info: StorageInfo, key: string, records: Record<st
 
 /**
  * One UPDATE for every item whatever their changed fields: a field absent from an item's changes
- * keeps its value (CASE on the key's presence in that item's JSON). updated_at = now() truncated to milliseconds (what a JS Date holds, so keyset cursors on timestamps compare exactly).
+ * keeps its value (CASE on the key's presence in that item's JSON). updated_at = now() truncated to milliseconds, only on a row where a sent value differs from the stored one (decision 67), (what a JS Date holds, so keyset cursors on timestamps compare exactly).
  */
 export function compileUpdate(info: StorageInfo, key: string, items: { id: unknown; changes: Record<string, unknown> }[], guard?: { field: string; isNull: boolean }, returned: string[] = [key]): SqlStatement {
   const managed = MANAGED(info, key);
@@ -88,7 +88,16 @@ export function compileUpdate(info: StorageInfo, key: string, items: { id: unkno
     const col = quoteIdent(columnOf(info, f));
     return `${col} = CASE WHEN jsonb_exists("u"."j", ${quoteLiteral(columnOf(info, f))}) THEN ("u"."r").${col} ELSE "t".${col} END`;
   });
-  if (info.updatedAt) sets.push(`${quoteIdent(columnOf(info, info.updatedAt))} = date_trunc('milliseconds', now())`);
+  if (info.updatedAt) {
+    // decision 67 (an ORM's dirty check): updated_at moves only when a sent value differs from the
+    // stored one; compared as jsonb so every column type (json, arrays) has an equality
+    const stamp = quoteIdent(columnOf(info, info.updatedAt));
+    const differs = fields.map((f) => {
+      const col = quoteIdent(columnOf(info, f));
+      return `(jsonb_exists("u"."j", ${quoteLiteral(columnOf(info, f))}) AND to_jsonb(("u"."r").${col}) IS DISTINCT FROM to_jsonb("t".${col}))`;
+    });
+    sets.push(differs.length === 0 ? `${stamp} = "t".${stamp}` : `${stamp} = CASE WHEN ${differs.join(' OR ')} THEN date_trunc('milliseconds', now()) ELSE "t".${stamp} END`);
+  }
   const keyCol = quoteIdent(columnOf(info, key));
   if (sets.length === 0) sets.push(`${keyCol} = "t".${keyCol}`);
   const json = JSON.stringify(

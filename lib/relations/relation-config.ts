@@ -8,7 +8,7 @@ export interface RelationMutation {
   dataKey?: string | string[];
   /** deleteRelation deletes the related record (default true); false only unlinks it. */
   deleteRelated?: boolean;
-  /** Many-to-many: the pivot columns a client may write (default: every pivot column); others are ignored. */
+  /** Many-to-many: the pivot columns a client may write (default, or an empty list: every pivot column); others are ignored. */
   pivotColumns?: string[];
 }
 
@@ -104,7 +104,9 @@ export function resolveRelation(
     if (!parent.entry.driver.pivots) fail('', `the ${parent.entry.driver.kind} driver cannot write pivot rows.`);
   }
   const columns = pivot?.columns ?? [];
-  const writablePivot = config.mutation?.pivotColumns ?? columns;
+  // spec: "default empty meaning all": an empty list (declared or not) allows every pivot column
+  const declaredPivot = config.mutation?.pivotColumns;
+  const writablePivot = declaredPivot && declaredPivot.length > 0 ? declaredPivot : columns;
   const unknown = writablePivot.filter((c) => !columns.includes(c));
   if (unknown.length > 0) fail('mutation.pivotColumns', `${unknown.join(', ')} not among the pivot columns (${columns.join(', ') || 'none'}).`);
   const dataKey = config.mutation?.dataKey;

@@ -4,7 +4,7 @@ import { Reply } from '../http/routes';
 import type { RequestParams } from '../query';
 import type { Filter } from '../query/ast';
 import { allOf } from '../query/walk';
-import type { ListEnvelope } from '../service/envelopes';
+import { relationEnvelope, type ListEnvelope } from '../service/envelopes';
 import type { RequestContext } from '../service/request-context';
 import type { BulkWriteResult, WriteResult, WriteScope } from '../service/resource-service';
 import { plainObject } from '../service/read-body';
@@ -72,7 +72,7 @@ export class RelationService {
     const narrow = this.membership(parentId, links);
     const result = await this.related.runList({ ...plan, query: { ...plan.query, filter: allOf(plan.query.filter, narrow) } }, ctx, 'relation.index');
     if (links) this.withPivots(result.data, parentId, links);
-    return result;
+    return relationEnvelope(result);
   }
 
   /** showRelation: one related record of the parent; 404 in the relation shape when it is not related. */
@@ -139,7 +139,7 @@ export class RelationService {
     const result = await this.related.updateMultiple({ [key]: items }, ctx, { itemKey: key, narrow, forced: this.forced(parentId), notFound: (ids) => this.bulkNotFound(ids, parentId) });
     this.touch(ctx);
     await this.pivotsOf(result, parentId);
-    return missing.length > 0 ? partialSuccess(this.related.name, this.config.segment, this.listPath(String(parentId)), result.models, missing) : result;
+    return missing.length > 0 ? this.partial(parentId, result.models, missing) : result;
   }
 
   /**
@@ -185,7 +185,7 @@ export class RelationService {
       await this.pivotTransaction(parentId, (tx) => this.detachIds(parentId, ids, tx));
     }
     const models = ids.map((id) => ({ id }));
-    return missing.length > 0 ? partialSuccess(this.related.name, this.config.segment, this.listPath(String(parentId)), models, missing) : { success: true, models };
+    return missing.length > 0 ? this.partial(parentId, models, missing) : { success: true, models };
   }
 
   // ---- associations (many-to-many) --------------------------------------------------------------
@@ -239,7 +239,7 @@ export class RelationService {
     const answer: Record<string, unknown> = { attached: outcome.attached };
     if (scenario === 'sync' || scenario === 'toggle') answer.detached = outcome.detached;
     if (scenario === 'sync') answer.updated = outcome.updated;
-    return missing.length > 0 ? partialSuccess(this.related.name, this.config.segment, this.listPath(String(parentId)), [], missing, answer) : answer;
+    return missing.length > 0 ? this.partial(parentId, [], missing, answer) : answer;
   }
 
   /** detachRelation: `{detached: count}`; an id that is not attached counts 0 (decision 32). */
@@ -274,7 +274,7 @@ export class RelationService {
     const done = new Set(rows.map((r) => String(r[this.relatedKey])));
     const missing = parsed.filter((p) => p.id === null || !done.has(String(p.id))).map((p) => p.entry.rawId);
     if (rows.length === 0) throw this.bulkNotFound(missing, parentId);
-    return missing.length > 0 ? partialSuccess(this.related.name, this.config.segment, this.listPath(String(parentId)), rows, missing) : { success: true, models: rows };
+    return missing.length > 0 ? this.partial(parentId, rows, missing) : { success: true, models: rows };
   }
 
   // ---- helpers ----------------------------------------------------------------------------------
@@ -370,10 +370,13 @@ export class RelationService {
     return { key: this.config.dataKeys[0], value: body };
   }
 
-  /** The record of a single update: under the dataKey when the body holds it (decision 67). */
+  /**
+   * The record of a single update (decision 67): under the dataKey when the body holds it, else the
+   * body itself (the spec's "attributes object"), as a single attach or pivot update reads it.
+   */
   private record(body: unknown): unknown {
-    const { value } = this.data(body);
-    return value;
+    const found = this.dataKeyIn(body);
+    return found === null ? body : (body as Record<string, unknown>)[found];
   }
 
   /** A single attach's or pivot update's object: the spec's bare object, or the same under the dataKey. */
@@ -453,11 +456,25 @@ export class RelationService {
   }
 
   private notFound(rawId: string | number, parentId: Id): RelatedNotFoundError {
-    return new RelatedNotFoundError(this.related.name, this.config.segment, rawId, this.listPath(String(parentId)));
+    return new RelatedNotFoundError(this.related.name, this.config.segment, this.renderId(rawId), this.listPath(String(parentId)));
   }
 
   private bulkNotFound(ids: Array<string | number>, parentId: Id): RelatedIdsNotFoundError {
-    return new RelatedIdsNotFoundError(this.related.name, this.config.segment, ids, this.listPath(String(parentId)));
+    return new RelatedIdsNotFoundError(this.related.name, this.config.segment, this.renderIds(ids), this.listPath(String(parentId)));
+  }
+
+  /** Decision 67: an id in an error body is rendered like the records' ids (an integer on integer keys); one that is no id stays as sent. */
+  private renderId(raw: string | number): string | number {
+    const id = this.related.entry.driver.parseId(this.related.name, String(raw));
+    return typeof id === 'number' || typeof id === 'string' ? id : raw;
+  }
+
+  private renderIds(ids: Array<string | number>): Array<string | number> {
+    return ids.map((id) => this.renderId(id));
+  }
+
+  private partial(parentId: Id, models: unknown[], missing: Array<string | number>, extra?: Record<string, unknown>): Reply {
+    return partialSuccess(this.related.name, this.config.segment, this.listPath(String(parentId)), models, this.renderIds(missing), extra);
   }
 }
 

@@ -52,6 +52,7 @@ export class Registry implements Catalog {
       const softDelete = decl.softDelete === true ? 'deleted_at' : typeof decl.softDelete === 'string' ? decl.softDelete : decl.softDelete === false ? null : (paranoid ?? null);
       const info: ModelInfo = {
         ...described,
+        fields: softDeleteLast(described.fields, softDelete),
         name: decl.MODEL,
         softDelete,
         // the deletion time is written by destroy and restore only, never from a body
@@ -111,4 +112,15 @@ export class Registry implements Catalog {
       }
     }
   }
+}
+
+/**
+ * One record key order on every driver (decision 67): the deletion time of a soft-deletable model
+ * comes last, after the timestamps (as a Sequelize paranoid model lists it), wherever the model
+ * declares it (a mongoose schema lists its timestamps after every declared path).
+ */
+function softDeleteLast<F>(fields: Record<string, F>, softDelete: string | null): Record<string, F> {
+  if (!softDelete || !Object.prototype.hasOwnProperty.call(fields, softDelete)) return fields;
+  const { [softDelete]: last, ...rest } = fields;
+  return { ...rest, [softDelete]: last };
 }

@@ -58,3 +58,15 @@ export function listEnvelope(query: ListQuery, result: ListResult): ListEnvelope
     has_more: hasMore,
   };
 }
+
+/** Keys of a relation list, in the spec's order (decision 67); the envelope's other keys follow. */
+const RELATION_ORDER = ['current_page', 'data', 'per_page', 'total'];
+
+/** A relation list envelope with the spec's key order: `current_page, data, per_page, total`, then the rest. */
+export function relationEnvelope<E extends ListEnvelope>(envelope: E): E {
+  const source = envelope as unknown as Record<string, unknown>;
+  const out: Record<string, unknown> = {};
+  for (const key of RELATION_ORDER) if (Object.prototype.hasOwnProperty.call(source, key)) out[key] = source[key];
+  for (const [key, value] of Object.entries(source)) if (!(key in out)) out[key] = value;
+  return out as unknown as E;
+}

@@ -41,8 +41,8 @@ describe('mongo translateError', () => {
     ['not a database error', new TypeError('x'), null],
     ['not an error', 'string', null],
   ];
-  it('mongoose ValidationError', () => {
-    expect(driver.translateError(validationError)).to.deep.equal({ type: 'validation_error', errors: { n: ['The n field is required.'] } });
+  it('mongoose ValidationError of a missing required path: not_null_violation naming it, as on PostgreSQL', () => {
+    expect(driver.translateError(validationError)).to.deep.equal({ type: 'not_null_violation', field: 'n' });
   });
   for (const [title, error, expected] of cases) {
     it(title, () => {

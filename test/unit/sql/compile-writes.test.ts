@@ -22,7 +22,11 @@ describe('sql compiler: writes', () => {
     const s = compileUpdate(products, 'id', [{ id: 1, changes: { price: 5 } }, { id: 2, changes: { note: null, updated_at: 'x' } }]);
     expect(s.sql).to.equal(
       'UPDATE "products" AS "t" SET "price" = CASE WHEN jsonb_exists("u"."j", \'price\') THEN ("u"."r")."price" ELSE "t"."price" END, ' +
-        '"no""te" = CASE WHEN jsonb_exists("u"."j", \'no"te\') THEN ("u"."r")."no""te" ELSE "t"."no""te" END, "updated_at" = date_trunc(\'milliseconds\', now()) ' +
+        '"no""te" = CASE WHEN jsonb_exists("u"."j", \'no"te\') THEN ("u"."r")."no""te" ELSE "t"."no""te" END, ' +
+        // decision 67: updated_at moves only on a row where a sent value differs from the stored one
+        '"updated_at" = CASE WHEN (jsonb_exists("u"."j", \'price\') AND to_jsonb(("u"."r")."price") IS DISTINCT FROM to_jsonb("t"."price")) ' +
+        'OR (jsonb_exists("u"."j", \'no"te\') AND to_jsonb(("u"."r")."no""te") IS DISTINCT FROM to_jsonb("t"."no""te")) ' +
+        'THEN date_trunc(\'milliseconds\', now()) ELSE "t"."updated_at" END ' +
         'FROM (SELECT "e"."j", jsonb_populate_record(NULL::"products", "e"."j") AS "r" FROM jsonb_array_elements($1::jsonb) AS "e"("j")) AS "u" WHERE "t"."id" = ("u"."r")."id" RETURNING "t"."id" AS "id"',
     );
     expect(JSON.parse(s.bind[0] as string)).to.deep.equal([{ id: 1, price: 5 }, { id: 2, 'no"te': null }]);
