@@ -22,6 +22,13 @@ function orderKey(path: string, dir: Direction, model: ModelInfo, catalog: Catal
   if (segments.some((s) => s === '')) throw new BadRequestError(`Invalid orderby field "${path}".`, PARAM);
   const relations: string[] = [];
   let current = model;
+  // each relation is a join (a nested $lookup): a long to-one chain (`parent.parent...`) is bounded like an eager load
+  if (segments.length - 1 > config.maxRelationDepth) {
+    throw new BadRequestError(
+      `Orderby field "${path.length > 200 ? `${path.slice(0, 200)}...` : path}" goes through ${segments.length - 1} relations; at most ${config.maxRelationDepth} (REST_MAX_RELATION_DEPTH).`,
+      PARAM,
+    );
+  }
   for (const name of segments.slice(0, -1)) {
     const step = relationStep(current, name, catalog, PARAM);
     if (step.relation.kind !== 'belongsTo' && step.relation.kind !== 'hasOne') {
