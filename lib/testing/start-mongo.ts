@@ -7,12 +7,42 @@ export interface StartMongoOptions {
   backend?: MongoKind;
   /** How long to wait for the mongod download host before falling back (ms). */
   probeTimeoutMs?: number;
+  /**
+   * `replset` (default: a one-member replica set) or `standalone` (a mongod without one, which
+   * refuses transactions); default TEST_MONGO_TOPOLOGY. Not applied to MONGODB_URI's server.
+   */
+  topology?: 'replset' | 'standalone';
+  /**
+   * The MongoDB release to play: `5.0`, `6.0`, `7.0`, `8.0` (the emulator also plays `4.4`); default
+   * TEST_MONGO_VERSION. The emulator then answers hello/buildInfo as that release and refuses what
+   * it does not have; mongodb-memory-server downloads that release.
+   */
+  version?: string;
 }
 
 export interface MongoHandle {
   uri: string;
   kind: MongoKind;
   stop(): Promise<void>;
+}
+
+/** A patch release of each line, for mongodb-memory-server's download. */
+const MEMORY_SERVER_RELEASES: Record<string, string> = { '4.4': '4.4.29', '5.0': '5.0.26', '6.0': '6.0.19', '7.0': '7.0.14', '8.0': '8.0.4' };
+
+interface Played {
+  topology: 'replset' | 'standalone';
+  version: string | undefined;
+}
+
+function playedFrom(options: StartMongoOptions): Played {
+  const topology = (options.topology ?? process.env.TEST_MONGO_TOPOLOGY ?? 'replset').trim().toLowerCase();
+  if (topology !== 'replset' && topology !== 'standalone') throw new Error(`TEST_MONGO_TOPOLOGY must be replset or standalone, not "${topology}"`);
+  const version = (options.version ?? process.env.TEST_MONGO_VERSION)?.trim() || undefined;
+  return { topology, version };
+}
+
+function describePlayed(played: Played): string {
+  return `${played.topology === 'standalone' ? 'standalone' : 'one-member replica set'}${played.version ? `, MongoDB ${played.version}` : ''}`;
 }
 
 function isKind(value: string | undefined): value is MongoKind {
@@ -27,18 +57,20 @@ function isKind(value: string | undefined): value is MongoKind {
  */
 export async function startMongo(options: StartMongoOptions = {}): Promise<MongoHandle> {
   const forced = options.backend ?? (isKind(process.env.TEST_MONGO) ? process.env.TEST_MONGO : undefined);
+  const played = playedFrom(options);
   if (forced === 'external' || (!forced && process.env.MONGODB_URI)) {
     const uri = process.env.MONGODB_URI;
     if (!uri) throw new Error('TEST_MONGO=external needs MONGODB_URI');
-    announce('mongodb', `external server from MONGODB_URI`);
+    const ignored = options.topology || options.version || process.env.TEST_MONGO_TOPOLOGY || process.env.TEST_MONGO_VERSION ? ' (TEST_MONGO_TOPOLOGY/TEST_MONGO_VERSION do not apply to it)' : '';
+    announce('mongodb', `external server from MONGODB_URI${ignored}`);
     return { uri, kind: 'external', stop: async () => undefined };
   }
-  if (forced === 'memory-server') return startMemoryServer();
-  if (forced === 'emulator') return startEmulatorHandle('forced by TEST_MONGO/options');
+  if (forced === 'memory-server') return startMemoryServer(played);
+  if (forced === 'emulator') return startEmulatorHandle('forced by TEST_MONGO/options', played);
 
-  const binary = await mongodBinaryAvailable(options.probeTimeoutMs ?? 3000);
-  if (binary.ok) return startMemoryServer();
-  return startEmulatorHandle(binary.reason);
+  const binary = await mongodBinaryAvailable(options.probeTimeoutMs ?? 3000, played.version);
+  if (binary.ok) return startMemoryServer(played);
+  return startEmulatorHandle(binary.reason, played);
 }
 
 /** The testing kit's engines are dev dependencies of the application: say which one to install. */
@@ -62,10 +94,22 @@ function within<T>(work: Promise<T>, ms: number, what: string): Promise<T> {
   return Promise.race([work, limit]).finally(() => clearTimeout(timer));
 }
 
-async function startMemoryServer(): Promise<MongoHandle> {
-  const { MongoMemoryReplSet } = await load(() => import('mongodb-memory-server'), 'mongodb-memory-server for a real mongod', 'mongodb-memory-server');
-  const replSet = await within(MongoMemoryReplSet.create({ replSet: { count: 1, storageEngine: 'wiredTiger' } }), 30_000, 'mongod (mongodb-memory-server)');
-  announce('mongodb', 'mongodb-memory-server (real mongod, one-member replica set)');
+function memoryServerVersion(version: string | undefined): string | undefined {
+  if (!version) return undefined;
+  const line = /^\d+\.\d+$/.test(version) ? version : /^\d+$/.test(version) ? `${version}.0` : null;
+  return line ? (MEMORY_SERVER_RELEASES[line] ?? `${line}.0`) : version;
+}
+
+async function startMemoryServer(played: Played): Promise<MongoHandle> {
+  const { MongoMemoryReplSet, MongoMemoryServer } = await load(() => import('mongodb-memory-server'), 'mongodb-memory-server for a real mongod', 'mongodb-memory-server');
+  const binary = played.version ? { binary: { version: memoryServerVersion(played.version) } } : {};
+  if (played.topology === 'standalone') {
+    const server = await within(MongoMemoryServer.create({ ...binary }), 30_000, 'mongod (mongodb-memory-server)');
+    announce('mongodb', `mongodb-memory-server (real mongod, ${describePlayed(played)})`);
+    return { uri: server.getUri(), kind: 'memory-server', stop: async () => void (await server.stop()) };
+  }
+  const replSet = await within(MongoMemoryReplSet.create({ ...binary, replSet: { count: 1, storageEngine: 'wiredTiger' } }), 30_000, 'mongod (mongodb-memory-server)');
+  announce('mongodb', `mongodb-memory-server (real mongod, ${describePlayed(played)})`);
   return {
     uri: replSet.getUri(),
     kind: 'memory-server',
@@ -75,15 +119,16 @@ async function startMemoryServer(): Promise<MongoHandle> {
   };
 }
 
-async function startEmulatorHandle(reason: string): Promise<MongoHandle> {
+async function startEmulatorHandle(reason: string, played: Played): Promise<MongoHandle> {
   const { startEmulator } = await load(() => import('./emulator'), 'the emulator\'s packages (no mongod could be had)', 'bson mingo mongodb');
-  const emulator = await within(startEmulator(), 30_000, 'The MongoDB emulator');
-  announce('mongodb', `in-process MongoDB emulator (bson + mingo) at ${emulator.uri}; reason: ${reason}`);
+  const emulator = await within(startEmulator({ topology: played.topology, version: played.version }), 30_000, 'The MongoDB emulator');
+  const { profile } = emulator;
+  announce('mongodb', `in-process MongoDB emulator (bson + mingo) at ${emulator.uri}, playing MongoDB ${profile.version} as a ${profile.topology === 'standalone' ? 'standalone server' : 'one-member replica set'}; reason: ${reason}`);
   return { uri: emulator.uri, kind: 'emulator', stop: () => emulator.stop() };
 }
 
 /** A mongod is available when one is cached/installed, or when its download host answers quickly. */
-async function mongodBinaryAvailable(timeoutMs: number): Promise<{ ok: true } | { ok: false; reason: string }> {
+async function mongodBinaryAvailable(timeoutMs: number, version: string | undefined): Promise<{ ok: true } | { ok: false; reason: string }> {
   let core: typeof import('mongodb-memory-server-core');
   try {
     core = await import('mongodb-memory-server-core');
@@ -92,7 +137,7 @@ async function mongodBinaryAvailable(timeoutMs: number): Promise<{ ok: true } | 
   }
   const { DryMongoBinary } = core;
   try {
-    const opts = await DryMongoBinary.generateOptions();
+    const opts = await DryMongoBinary.generateOptions(version ? { version: memoryServerVersion(version) } : undefined);
     const found = await DryMongoBinary.locateBinary(opts);
     if (found) return { ok: true };
   } catch {
@@ -101,7 +146,7 @@ async function mongodBinaryAvailable(timeoutMs: number): Promise<{ ok: true } | 
   if (process.env.MONGOMS_DISABLE_DOWNLOAD === '1') return { ok: false, reason: 'no mongod binary and downloads disabled' };
   try {
     const { MongoBinaryDownloadUrl } = await import('mongodb-memory-server-core/lib/util/MongoBinaryDownloadUrl');
-    const opts = await DryMongoBinary.generateOptions();
+    const opts = await DryMongoBinary.generateOptions(version ? { version: memoryServerVersion(version) } : undefined);
     const url = await new MongoBinaryDownloadUrl(opts).getDownloadUrl();
     const res = await fetch(url, { method: 'HEAD', signal: AbortSignal.timeout(timeoutMs) });
     if (res.ok) return { ok: true };

@@ -12,10 +12,12 @@ const SIGNATURE = { hash: new Binary(Buffer.alloc(20), 0), keyId: Long.fromNumbe
  * causally consistent session's `afterClusterTime` is always one this server has reached.
  */
 export function stampClusterTime(state: EmulatorState, command: Doc, reply: Doc): void {
+  unsatisfiableWriteConcern(command, reply);
+  // a standalone mongod keeps no cluster time; its replies carry neither field
+  if (state.profile.topology === 'standalone') return;
   const now = state.store.clusterTime();
   reply.operationTime = now;
   reply.$clusterTime = { clusterTime: now, signature: SIGNATURE };
-  unsatisfiableWriteConcern(command, reply);
 }
 
 /**

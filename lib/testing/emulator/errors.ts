@@ -40,6 +40,7 @@ export const Codes = {
   Location51183: 51183,
   Location51132: 51132,
   Location13113: 13113,
+  Location15952: 15952,
   // transactions (H2)
   ConflictingOperationInProgress: 117,
   TransactionTooOld: 225,

@@ -22,6 +22,11 @@ function attempt(state: EmulatorState, request: Request, connectionId: number): 
   let scope: Scope | undefined;
   try {
     if (!handler) throw new CommandError('CommandNotFound', `no such command: '${name}'`);
+    // a standalone mongod has no oplog: no transactions, no retryable writes (the driver sends
+    // neither to a standalone it recognises, except a transaction the application asks for)
+    if (state.profile.topology === 'standalone' && cmd.txnNumber !== undefined) {
+      throw new CommandError('IllegalOperation', 'Transaction numbers are only allowed on a replica set member or mongos');
+    }
     const sessionKey = sessionKeyOf(cmd.lsid);
     // session and transaction checks fail the command without touching the session's transaction
     txn = resolveTransaction(state, cmd, name, sessionKey);

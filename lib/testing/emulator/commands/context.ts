@@ -7,6 +7,7 @@ import type { Doc } from '../values';
 import { indexProbe } from '../by-id';
 import { isView, viewDocuments } from '../views';
 import type { LookupSource } from '../lookup';
+import { serverProfile, type ServerProfile } from '../profile';
 
 /** Everything one emulator instance owns; all state is in memory and per instance. */
 export class EmulatorState {
@@ -17,6 +18,9 @@ export class EmulatorState {
   readonly startedAt = new Date();
   host = '127.0.0.1:0';
   nextConnectionId = 1;
+
+  /** The server this instance plays (topology and release, profile.ts). */
+  constructor(readonly profile: ServerProfile = serverProfile()) {}
 }
 
 export interface CommandContext {

@@ -2,24 +2,36 @@ import { Long, ObjectId } from 'bson';
 import type { CommandContext, Handler } from './context';
 import type { Doc } from '../values';
 
-export const MAX_WIRE_VERSION = 21; // MongoDB 7.0; driver 7 accepts 9..29
+/** The default profile's wire version (MongoDB 7.0); driver 7 accepts 9..29. Each profile says its own. */
+export const MAX_WIRE_VERSION = 21;
 
 /** Fixed electionId/setVersion: a one-member set that never fails over. */
 const ELECTION_ID = new ObjectId('7fffffff0000000000000001');
 
+/**
+ * hello / isMaster as the played server answers: a replica-set primary (hosts, setName, electionId,
+ * lastWrite ...) or a standalone mongod (none of those). Wire version per release (profile.ts).
+ */
 export function helloReply(ctx: CommandContext, legacy: boolean): Doc {
   const { state } = ctx;
+  const { profile } = state;
+  const member: Doc =
+    profile.topology === 'replset'
+      ? {
+          hosts: [state.host],
+          setName: 'rs0',
+          setVersion: 1,
+          isWritablePrimary: true,
+          secondary: false,
+          primary: state.host,
+          me: state.host,
+          electionId: ELECTION_ID,
+          lastWrite: { lastWriteDate: new Date(), majorityWriteDate: new Date() },
+        }
+      : { isWritablePrimary: true };
   const reply: Doc = {
     topologyVersion: { processId: state.processId, counter: Long.fromNumber(0) },
-    hosts: [state.host],
-    setName: 'rs0',
-    setVersion: 1,
-    isWritablePrimary: true,
-    secondary: false,
-    primary: state.host,
-    me: state.host,
-    electionId: ELECTION_ID,
-    lastWrite: { lastWriteDate: new Date(), majorityWriteDate: new Date() },
+    ...member,
     maxBsonObjectSize: 16 * 1024 * 1024,
     maxMessageSizeBytes: 48_000_000,
     maxWriteBatchSize: 100_000,
@@ -27,7 +39,7 @@ export function helloReply(ctx: CommandContext, legacy: boolean): Doc {
     logicalSessionTimeoutMinutes: 30,
     connectionId: ctx.connectionId,
     minWireVersion: 0,
-    maxWireVersion: MAX_WIRE_VERSION,
+    maxWireVersion: profile.maxWireVersion,
     readOnly: false,
     ok: 1,
   };
@@ -47,10 +59,10 @@ export const handshakeCommands: Record<string, Handler> = {
   isMaster: (ctx) => helloReply(ctx, true),
   ismaster: (ctx) => helloReply(ctx, true),
   ping: ok,
-  buildInfo: () => ({
-    version: '7.0.0',
+  buildInfo: (ctx) => ({
+    version: ctx.state.profile.version,
     gitVersion: 'emulator',
-    versionArray: [7, 0, 0, 0],
+    versionArray: [...ctx.state.profile.versionArray],
     bits: 64,
     maxBsonObjectSize: 16 * 1024 * 1024,
     storageEngines: ['emulator'],
@@ -59,12 +71,12 @@ export const handshakeCommands: Record<string, Handler> = {
   }),
   getParameter: (ctx) => {
     const reply: Doc = { ok: 1 };
-    if (ctx.cmd.featureCompatibilityVersion !== undefined) reply.featureCompatibilityVersion = { version: '7.0' };
+    if (ctx.cmd.featureCompatibilityVersion !== undefined) reply.featureCompatibilityVersion = { version: ctx.state.profile.release };
     return reply;
   },
   serverStatus: (ctx) => ({
     host: ctx.state.host,
-    version: '7.0.0',
+    version: ctx.state.profile.version,
     process: 'mongod-emulator',
     pid: Long.fromNumber(process.pid),
     uptime: (Date.now() - ctx.state.startedAt.getTime()) / 1000,

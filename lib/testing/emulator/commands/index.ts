@@ -9,14 +9,17 @@ import { touchSession } from './sessions';
 import { transactionCommands } from './transactions';
 import { withViews } from './views';
 import { writeCommands } from './write';
+import { checkVersionGates } from '../version-gates';
 import type { Handler } from './context';
 
-/** Checks every command shares: the session is recorded, readConcern is one the command accepts, no unknown fields. */
+/** Checks every command shares: the session is recorded, readConcern is one the command accepts, no unknown fields, nothing newer than the played release. */
 function common(name: string, handler: Handler): Handler {
   return (ctx) => {
     touchSession(ctx.state, ctx.sessionKey, ctx.cmd.lsid);
     checkReadConcern(name, ctx.cmd.readConcern, ctx.txn !== undefined, ctx.state.store.clusterTime());
     checkCommandFields(name, ctx.cmd);
+    // an older release refuses the stages, operators and syntax it does not have (version-gates.ts)
+    checkVersionGates(ctx.state.profile, name, ctx.cmd);
     return handler(ctx);
   };
 }
