@@ -166,7 +166,7 @@ export class RelationClient<R extends Record<string, unknown>> {
   }
 }
 
-/** A client of an API whose types were generated (`npm run generate-client`). */
+/** A client of an API whose types were generated (`npx generic-resource-rest client --url <openapi.json> --out <file.ts>`). */
 export function createClient<S extends { [K in keyof S]: ResourceTypes }>(options: ClientOptions): { [K in keyof S & string]: ResourceClient<S[K]> } {
   return new Proxy({} as { [K in keyof S & string]: ResourceClient<S[K]> }, {
     get: (cache, name: string) => ((cache as Record<string, unknown>)[name] ??= new ResourceClient(options, name)),
