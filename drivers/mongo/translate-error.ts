@@ -84,7 +84,7 @@ function validatorMessage(path: string, kind: unknown, name: unknown): string {
   return `The ${field} is invalid.`;
 }
 
-const TOO_LARGE = 'The answer is larger than MongoDB can return in one document (16 MB): load fewer or shallower relations, select fewer fields or ask for a smaller page.';
+const TOO_LARGE = 'The answer is larger than the database can return in one document (16 MB): load fewer or shallower relations, select fewer fields or ask for a smaller page.';
 
 /** mongoose / MongoDB errors in the API's terms; null when not a database error. */
 export function translateMongoError(error: unknown): DatabaseErrorInfo | null {

@@ -86,6 +86,29 @@ forEachDriver('hostile: eager-load fan-out and relation-field oracles', (ctx) =>
     expect((await ctx.request().get(`${API}/health`)).status).to.equal(200);
   });
 
+  it('MongoDB: a page whose one result document would pass 16 MB is a 400 in the API\'s words (10334), and the app answers on', async function () {
+    this.timeout(120_000);
+    if (ctx.driver !== 'mongo') this.skip();
+    const big = await ctx.category({ name: 'Heavy' });
+    const chunk = 'd'.repeat(1024 * 1024);
+    // written straight into the collection: the API's body limit would refuse 1 MB values
+    const direct = (ctx as unknown as { direct(sql: unknown, mongo: (db: import('mongodb').Db, oid: (id: unknown) => unknown) => Promise<unknown>): Promise<void> }).direct.bind(ctx);
+    await direct(null, async (db, oid) => {
+      await db.collection('products').insertMany(Array.from({ length: 18 }, (_, i) => ({ name: `Heavy ${i}`, sku: `heavy-${i}-${Date.now()}`, price: 1, description: chunk, category_id: oid(big.id) })) as never[]);
+    });
+    try {
+      const res = await ctx.get('/products', { attr: { category_id: big.id }, pagination: { page: 1, pageSize: 50 } });
+      const body = expectError(res, 400, 'bad_request', /larger than the database can return in one document \(16 MB\)/);
+      expect(JSON.stringify(body)).to.not.match(/BSONObj|10334/);
+      expect((await ctx.request().get(`${API}/health`)).status).to.equal(200);
+      const small = await ctx.get('/products', { attr: { category_id: big.id }, select: 'name', pagination: { page: 1, pageSize: 50 } });
+      expect(small.status, small.text).to.equal(200);
+      expect(small.body.total).to.equal(18);
+    } finally {
+      await direct(null, (db) => db.collection('products').deleteMany({ name: /^Heavy / }));
+    }
+  });
+
   it('ordering reviews by user.name (users: read own) sorts the users the caller cannot read as null', async () => {
     const mine = (r: Rec) => r.user_id === carol.user.id;
     const ids = (rows: Rec[]) => rows.map((r) => r.id);

@@ -35,7 +35,7 @@ describe('mongo translateError', () => {
     [
       'a result document over 16 MB (BSONObjectTooLarge)',
       new MongoServerError({ message: 'BSONObj size: 17825800 (0x1100008) is invalid. Size must be between 0 and 16793600(16MB)', code: 10334, codeName: 'BSONObjectTooLarge' }),
-      { type: 'bad_request', message: 'The answer is larger than MongoDB can return in one document (16 MB): load fewer or shallower relations, select fewer fields or ask for a smaller page.' },
+      { type: 'bad_request', message: 'The answer is larger than the database can return in one document (16 MB): load fewer or shallower relations, select fewer fields or ask for a smaller page.' },
     ],
     ['other server error', new MongoServerError({ message: 'boom', code: 2 }), { type: 'database_error' }],
     ['not a database error', new TypeError('x'), null],
