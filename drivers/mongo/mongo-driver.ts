@@ -8,6 +8,9 @@ import type { ModelDeclaration } from '../../lib/resource/relation-declaration';
 import { ConnectionDriver } from '../../lib/driver/connection-driver';
 import { isHexId, toObjectId } from './compile-context';
 import { compileList, type CompiledList } from './compile-list';
+import { compileAggregate } from './compile-aggregate';
+import { runAggregate } from './run-aggregate';
+import type { AggregateQuery, AggregateResult } from '../../lib/query/aggregate-ast';
 import { deleteWithRules } from './delete-rules';
 import { assertReferencesExist, lockKey, lockRecords, referencedKeys } from './reference-locks';
 import { describeMongooseModel } from './describe-model';
@@ -82,6 +85,12 @@ export class MongoDriver extends ConnectionDriver<Connection> implements Driver 
       return { rows: visible.map((d) => serialize(d, plan.shape)), hasMore, nextAfter };
     }
     return { rows: docs.map((d) => serialize(d, plan.shape)) };
+  }
+
+  /** Grouped aggregates: ONE aggregation (compile-aggregate.ts). */
+  aggregate(query: AggregateQuery, tx?: Transaction): Promise<AggregateResult> {
+    const plan = compileAggregate(query, this.requireCatalog(), this.collections);
+    return runAggregate(this.db().collection(plan.collection), plan, { ...this.options(tx), maxTimeMS: readTimeoutMs() });
   }
 
   /** Export rows from one aggregation cursor, read in batches; closing on abort stops the server-side cursor. */

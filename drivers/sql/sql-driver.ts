@@ -10,6 +10,9 @@ import type { ModelDeclaration } from '../../lib/resource/relation-declaration';
 import { ConnectionDriver } from '../../lib/driver/connection-driver';
 import type { FieldInfo } from '../../lib/resource/model-info';
 import { compileList, RelationPlanCache, type CompiledList } from './compile-list';
+import { compileAggregate } from './compile-aggregate';
+import { runAggregate } from './run-aggregate';
+import type { AggregateQuery, AggregateResult } from '../../lib/query/aggregate-ast';
 import type { JoinPlan } from './compile-joins';
 import type { EmbedPlan } from './compile-embeds';
 import { selectFields, type RelationPlan } from './compile-relations';
@@ -107,6 +110,11 @@ export class SqlDriver extends ConnectionDriver<Sequelize> implements Driver {
       result.nextAfter = result.hasMore && last ? plan.keys.map((k) => convertValue(last[k.alias], k.field.type, k.field.itemType) as Scalar) : null;
     }
     return result;
+  }
+
+  /** Grouped aggregates: ONE statement (compile-aggregate.ts). */
+  aggregate(query: AggregateQuery, tx?: Transaction): Promise<AggregateResult> {
+    return runAggregate(this.db(), compileAggregate(query, this.requireCatalog(), this.tables), this.tx(tx));
   }
 
   async existingIds(model: string, ids: Id[], tx?: Transaction): Promise<Id[]> {

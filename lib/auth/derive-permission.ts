@@ -47,6 +47,7 @@ const NAME_CONVENTION: Record<string, string> = {
   update: 'update',
   destroy: 'delete',
   first: 'index',
+  aggregate: 'index',
   exportExcel: 'index',
   exportPdf: 'index',
   validate: 'store',

@@ -70,6 +70,7 @@ export class ReadCache {
       route: input.ctx.route,
       method: input.req.method,
       query: read.query,
+      shape: read.shape ?? null,
       vary: vary.map((h) => input.req.get(h) ?? null),
       user: input.ctx.user?.id ?? null,
       // what the caller may read depends on their roles, which can change between requests

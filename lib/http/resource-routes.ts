@@ -43,6 +43,14 @@ export function resourceRoutes(service: ResourceService, options: ResourceRouteO
         return options.read(input, { method: 'list_all', query: plan.query }, async () => own('list', await service.runFirst(plan, input.ctx)));
       },
     },
+    {
+      // decisions 55-57: the list's filter, then groups and functions; cached like a list
+      action: 'aggregate', method: 'get', path: '/aggregate', access: 'read', summary: 'Aggregates of the matching records, grouped',
+      handler: async (input) => {
+        const plan = await service.planAggregate(input.params, input.ctx);
+        return options.read(input, { method: 'list_all', query: plan.carrier, shape: plan.query }, async () => new Owned(await service.runAggregate(plan)));
+      },
+    },
     { action: 'validate', method: 'post', path: '/validate', access: 'create', summary: 'Validate a record without saving it', handler: ({ req, ctx }) => service.validate(req.body, ctx) },
   ];
   if (options.updateMultipleRoutes.includes('batch')) {

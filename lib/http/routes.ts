@@ -35,6 +35,8 @@ export interface PlannedRead {
   method: 'list_all' | 'get_one';
   /** The query as the driver will run it (scopes applied): the canonical form of the request. */
   query: ListQuery;
+  /** What else shapes the answer and is not in `query` (an aggregate's groups, functions, order and page): part of the cache key. */
+  shape?: unknown;
 }
 
 /** Runs a planned read, possibly from a cache; the default just runs it. */

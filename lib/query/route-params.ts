@@ -13,9 +13,13 @@ const PDF = [...EXPORT, 'template'];
 /** Spec: getOne takes the same parameters as index (pagination and hierarchy do not change one record). */
 const INDEX = [...LIST_PARAMS, 'hierarchy', ...CACHE];
 
+/** Aggregates (decision 55): the list's filter parameters, then groups, functions, order and page of groups. */
+export const AGGREGATE_PARAMS = ['oper', 'attr', 'eq', 'soft_delete', 'group_by', 'aggregate', 'orderby', 'pagination'] as const;
+
 const BY_ACTION: Record<string, readonly string[]> = {
   index: INDEX,
   first: INDEX,
+  aggregate: [...AGGREGATE_PARAMS, ...CACHE],
   // orderby orders a tree's siblings (hierarchy)
   show: [...SHOW, 'hierarchy', 'orderby', ...CACHE],
   exportExcel: EXPORT,

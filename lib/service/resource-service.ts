@@ -18,6 +18,7 @@ import { checkReferences, checkWanted, normalizeReferences, type WantedReference
 import { chunkRanges, pipelinedInsert } from './pipelined-insert';
 import { checkValues } from './check-values';
 import { listEnvelope, type ListEnvelope } from './envelopes';
+import { aggregateEnvelope, planAggregate, runAggregateOn, type AggregateEnvelope, type PlannedAggregate } from './aggregate';
 import { runHook } from './hooks';
 import type { QueryPipeline } from './query-pipeline';
 import { byIdsQuery, inIdOrder } from './read-by-ids';
@@ -176,6 +177,16 @@ export class ResourceService {
     const probe: ListQuery = { ...query, select: [key], relations: [], page: { kind: 'offset', page: 1, size: 1 }, limit: null };
     const { total } = await this.timed('count', probe, () => this.driver.list(probe));
     return total ?? 0;
+  }
+
+  /** GET /aggregate (decisions 55-57), planned: parsed against the caller's view, its filter through the list's pipeline. */
+  planAggregate(params: RequestParams, ctx: RequestContext): Promise<PlannedAggregate> {
+    const view = this.pipeline.viewOf(ctx);
+    return planAggregate(params, view.model(this.name), view, this.config, (carrier) => this.prepareList(carrier, ctx));
+  }
+
+  async runAggregate(plan: PlannedAggregate): Promise<AggregateEnvelope> {
+    return aggregateEnvelope(plan.query, await this.timed('aggregate', plan.carrier, () => runAggregateOn(this.driver, plan)));
   }
 
   /** A show, planned: the id (404 when it cannot be one) and the scoped by-id query. */

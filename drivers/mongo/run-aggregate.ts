@@ -1,0 +1,20 @@
+import type { AggregateOptions, Collection, Document } from 'mongodb';
+import type { AggregateResult } from '../../lib/query/aggregate-ast';
+import type { CompiledAggregate } from './compile-aggregate';
+import { outputValue } from './serialize';
+
+/** Runs a compiled aggregate (one command) and reads its `{data, total}` document. */
+export async function runAggregate(collection: Collection, plan: CompiledAggregate, options: AggregateOptions): Promise<AggregateResult> {
+  const docs = await collection.aggregate<Document>(plan.pipeline, options).toArray();
+  const facet = docs[0] ?? { data: [], total: [] };
+  const data = (facet.data ?? []) as Document[];
+  const total = ((facet.total ?? []) as Array<{ total?: number }>)[0]?.total ?? 0;
+  const rows = data.map((doc) => {
+    const id = (doc._id ?? {}) as Document;
+    return {
+      group: Array.from({ length: plan.groups }, (_, i) => outputValue(id[`g${i}`])),
+      values: Array.from({ length: plan.measures }, (_, i) => outputValue(doc[`m${i}`])),
+    };
+  });
+  return { rows, total };
+}

@@ -1,0 +1,89 @@
+import type { AggregateQuery, Measure } from '../../lib/query/aggregate-ast';
+import type { OrderKey } from '../../lib/query/ast';
+import type { Catalog, FieldInfo } from '../../lib/resource/model-info';
+import { CompileContext } from './compile-context';
+import { compileFilter } from './compile-filter';
+import { compileOrder } from './compile-order';
+import type { ModelMap } from './model-map';
+import { ParamBuilder, quoteIdent, type SqlStatement } from './sql-builder';
+
+export interface CompiledAggregate {
+  /** ONE statement: the page of groups (`g0`.., `m0`..), each row carrying the number of groups (`__total`). */
+  statement: SqlStatement;
+  /** The field of each group value and measure (null: `count(*)`), to type what pg answers. */
+  groupFields: FieldInfo[];
+  measures: Array<{ fn: Measure['fn']; field: FieldInfo | null }>;
+}
+
+/** The SQL aggregate of one measure over the root's column (strings compared bytewise, like MongoDB). */
+function measureSql(m: Measure, ctx: CompileContext, model: string, root: string): string {
+  if (m.field === null) return 'count(*)';
+  const field = ctx.field(model, m.field);
+  const col = ctx.column(model, root, m.field);
+  switch (m.fn) {
+    case 'count':
+      return `count(${col})`;
+    case 'count_distinct':
+      return `count(DISTINCT ${col})`;
+    case 'sum':
+      return `sum(${col})`;
+    case 'avg':
+      // a JSON number, never a numeric string: integers averaged exactly, then rounded once
+      return field.type === 'integer' ? `(avg(${col}))::float8` : `avg((${col})::float8)`;
+    case 'min':
+    case 'max': {
+      const value = ctx.value(model, root, m.field);
+      return `${m.fn}(${field.type === 'string' ? `${value} COLLATE "C"` : value})`;
+    }
+  }
+}
+
+/**
+ * An aggregate as ONE statement: the grouped rows in a CTE (the list's WHERE; to-one group paths
+ * LEFT JOINed as sort keys are, scopes included), the page of them numbered in the answer's order,
+ * and the number of groups beside it. The count is LEFT JOINed to the page, so a page past the end
+ * still answers one row carrying the total (`__n` null). Pure; client values only in `bind`.
+ */
+export function compileAggregate(query: AggregateQuery, catalog: Catalog, tables: ModelMap): CompiledAggregate {
+  const ctx = new CompileContext(catalog, tables);
+  const model = query.model;
+  const params = new ParamBuilder();
+  const root = params.alias('t');
+  const keys: OrderKey[] = query.groups.map((g) => ({ relations: g.relations, field: g.field, direction: 'asc', ...(g.scopes ? { scopes: g.scopes } : {}) }));
+  const plan = compileOrder(keys, ctx, model, root, params);
+  const columns = [
+    ...plan.keys.map((k, i) => `${k.column} AS ${quoteIdent(`g${i}`)}`),
+    ...query.measures.map((m, i) => `${measureSql(m, ctx, model, root)} AS ${quoteIdent(`m${i}`)}`),
+  ];
+  let grouped = `SELECT ${columns.join(', ')} FROM ${ctx.table(model)} AS ${quoteIdent(root)}`;
+  if (plan.joins.length) grouped += ` ${plan.joins.join(' ')}`;
+  if (query.filter) grouped += ` WHERE ${compileFilter(query.filter, ctx, model, root, params)}`;
+  if (plan.keys.length) grouped += ` GROUP BY ${plan.keys.map((k) => k.column).join(', ')}`;
+
+  const orderBy = query.order
+    .map((key) => {
+      const direction = key.direction === 'asc' ? 'ASC NULLS FIRST' : 'DESC NULLS LAST';
+      if (key.kind === 'measure') {
+        const m = query.measures[key.index];
+        const text = (m.fn === 'min' || m.fn === 'max') && m.field !== null && ctx.field(model, m.field).type === 'string';
+        return `"g".${quoteIdent(`m${key.index}`)}${text ? ' COLLATE "C"' : ''} ${direction}`;
+      }
+      // the sort key's cast and collation, over the grouped column
+      const k = plan.keys[key.index];
+      return `"g".${quoteIdent(`g${key.index}`)}${k.expr.slice(k.column.length)} ${direction}`;
+    })
+    .join(', ');
+  const numbered = `row_number() OVER (${orderBy ? `ORDER BY ${orderBy}` : ''}) AS "__n"`;
+  const { page, size } = query.page;
+  const limit = params.param(size);
+  const offset = params.param((page - 1) * size);
+  const sql =
+    `WITH "g" AS (${grouped}), ` +
+    `"p" AS (SELECT "g".*, ${numbered} FROM "g"${orderBy ? ` ORDER BY ${orderBy}` : ''} LIMIT ${limit} OFFSET ${offset}) ` +
+    `SELECT "p".*, "c"."__total" FROM (SELECT count(*) AS "__total" FROM "g") AS "c" LEFT JOIN "p" ON TRUE ORDER BY "p"."__n"`;
+  return {
+    statement: { sql, bind: params.bind },
+    groupFields: plan.keys.map((k) => k.field),
+    measures: query.measures.map((m) => ({ fn: m.fn, field: m.field === null ? null : ctx.field(model, m.field) })),
+  };
+}

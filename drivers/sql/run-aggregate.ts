@@ -1,0 +1,26 @@
+import type { Sequelize } from 'sequelize';
+import type { AggregateResult } from '../../lib/query/aggregate-ast';
+import type { CompiledAggregate } from './compile-aggregate';
+import { convertValue } from './convert-value';
+import { runStatement, type Target } from './run-statement';
+
+/**
+ * Runs a compiled aggregate (one statement) and types what pg answers: counts (bigint) and sums
+ * (bigint / numeric) come back as strings and become JSON numbers; group values, minimums and
+ * maximums are typed like the same field in a record.
+ */
+export async function runAggregate(sequelize: Sequelize, plan: CompiledAggregate, target: Target): Promise<AggregateResult> {
+  const raw = await runStatement(sequelize, plan.statement, target);
+  const total = raw.length ? Number(raw[0].__total) : 0;
+  const rows = raw
+    .filter((r) => r.__n !== null && r.__n !== undefined)
+    .map((r) => ({
+      group: plan.groupFields.map((field, i) => convertValue(r[`g${i}`], field.type, field.itemType)),
+      values: plan.measures.map(({ fn, field }, i) => {
+        const value = r[`m${i}`];
+        if (value === null || value === undefined) return null;
+        return (fn === 'min' || fn === 'max') && field ? convertValue(value, field.type, field.itemType) : Number(value);
+      }),
+    }));
+  return { rows, total };
+}
