@@ -30,6 +30,11 @@ export interface ExampleAppOptions {
   debug?: boolean;
   /** Library options over the example's (read cache settings, ...). */
   apiOptions?: Partial<RestApiOptions>;
+  /**
+   * MongoDB only, default true: writes run in transactions (a replica set is needed; a standalone
+   * server is refused at start). false declares `transactions: false` for the connection.
+   */
+  mongoTransactions?: boolean;
 }
 
 export interface ExampleAppInfo {
@@ -56,7 +61,7 @@ export interface ExampleApp {
 async function openBackend(options: ExampleAppOptions): Promise<MongoBackend | SqlBackend> {
   if (options.driver === 'mongo') {
     if (!options.mongoUri) throw new Error('createExampleApp: driver mongo needs mongoUri');
-    return openMongoBackend(options.mongoUri);
+    return openMongoBackend(options.mongoUri, { transactions: options.mongoTransactions });
   }
   if (options.driver === 'sql') {
     if (!options.postgresUri) throw new Error('createExampleApp: driver sql needs postgresUri');
@@ -85,16 +90,18 @@ const fallbackErrors: ErrorRequestHandler = (err, _req, res, next) => {
 export async function createExampleApp(options: ExampleAppOptions): Promise<ExampleApp> {
   const backend = await openBackend(options);
   try {
-    const seeded = options.seed ? await seedIfEmpty(backend) : null;
-    const adminToken = options.adminToken ?? newToken();
-    await ensureAdminUser(backend, adminToken);
-
     const guard = bearerGuard(backend);
     const auth = options.auth === false ? undefined : { authenticate: guard.authenticate, grants: exampleGrants, debug: options.debug };
     const api = createRestApi({ logger: options.logger, bodyLimit: '1mb', auth, ...options.apiOptions });
     for (const declaration of exampleResources(backend.models, backend.driver, guard.forget)) {
       api.register(declaration, { updateMultipleRoutes: ['batch', 'update-multiple'], relationRoutes: exampleRelationRoutes[declaration.MODEL] });
     }
+    // the database is asked what it is before anything is written (a standalone MongoDB is refused, decision 65)
+    await api.ready();
+
+    const seeded = options.seed ? await seedIfEmpty(backend) : null;
+    const adminToken = options.adminToken ?? newToken();
+    await ensureAdminUser(backend, adminToken);
 
     const info: ExampleAppInfo = { driver: backend.driver, database: backend.database, location: backend.location, seeded, adminToken };
     const app = express();

@@ -8,6 +8,9 @@ import { createExampleApp, API_PREFIX, type ExampleApp } from './app';
  * DB_DRIVER=mongo|sql (default mongo). MONGODB_URI / DATABASE_URL point at real servers; without
  * them an embedded database from the testing kit is started (fresh at every start) and stopped on
  * SIGINT/SIGTERM. EXAMPLE_SEED=0 starts empty. EXAMPLE_ADMIN_TOKEN creates a superuser with that token.
+ * TEST_MONGO_TOPOLOGY=standalone|replset and TEST_MONGO_VERSION=5.0|6.0|7.0|8.0 choose the embedded
+ * MongoDB the testing kit starts; a standalone one is refused at start unless MONGODB_TRANSACTIONS=false
+ * (writes then run without transactions).
  */
 
 const logger = winston.createLogger({
@@ -92,6 +95,7 @@ async function main(): Promise<void> {
       seed,
       logger,
       adminToken: process.env.EXAMPLE_ADMIN_TOKEN || undefined,
+      mongoTransactions: !['0', 'false', 'no', 'off'].includes((process.env.MONGODB_TRANSACTIONS ?? '').trim().toLowerCase()),
       debug: process.env.APP_DEBUG === 'true',
       apiOptions: redis ? { cache: { redisUrl: redis.url } } : undefined,
     });
@@ -118,6 +122,8 @@ async function main(): Promise<void> {
 }
 
 main().catch((err: unknown) => {
-  logger.error(`example app failed to start: ${err instanceof Error ? err.stack ?? err.message : String(err)}`);
+  // a refusal says what to do; its stack would only bury that
+  const refused = err instanceof Error && err.name === 'MongoServerRefusedError';
+  logger.error(`example app failed to start: ${err instanceof Error ? (refused ? err.message : (err.stack ?? err.message)) : String(err)}`);
   process.exit(1);
 });

@@ -88,6 +88,12 @@ export interface RestApi {
    * API's authentication accepts (decision 68).
    */
   docsRouter(options?: OpenApiOptions & { roles?: string[] } & DocsOptions): Router;
+  /**
+   * Builds the router when not yet built, then asks every database whether its driver can serve it
+   * (MongoDB: a replica set or mongos, or `transactions: false`; version 5.0 or later; decision 65).
+   * Await it before listening: it rejects with the reason and what to do.
+   */
+  ready(): Promise<void>;
   /** The table of every generated route (built by `router()`). */
   routes(): RouteTable;
   /** The service of a registered resource (by MODEL), for application routes; call after `router()`. */
@@ -293,6 +299,10 @@ export function createRestApi(options: RestApiOptions = {}): RestApi {
       router.use(errorMiddleware(log));
       built = router;
       return router;
+    },
+    async ready() {
+      api.router();
+      for (const driver of registry.drivers()) await driver.ready?.();
     },
     routes() {
       return table;

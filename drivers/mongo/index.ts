@@ -1,5 +1,7 @@
 export { createMongoDriver, isMongooseModel, MongoDriver, type MongoTransaction } from './mongo-driver';
 export { compileList, type CompiledList } from './compile-list';
+export { configureMongo, type MongoConnectionOptions } from './connection-options';
+export { checkMongoServer, inspectMongoServer, MongoServerRefusedError, OLDEST_SUPPORTED_VERSION, SHARDED_LOOKUP_VERSION, type MongoServerFacts, type MongoTopology } from './server-check';
 export { likeRegex } from './like-pattern';
 export type { StorageInfo, ModelMap } from './model-map';
 export type { RelationShape, Shape } from './shape';

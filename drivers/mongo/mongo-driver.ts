@@ -17,9 +17,13 @@ import { describeMongooseModel } from './describe-model';
 import type { ModelMap } from './model-map';
 import { outputValue, serialize } from './serialize';
 import { translateMongoError } from './translate-error';
+import { connectionOptions, type MongoConnectionOptions } from './connection-options';
+import { checkMongoServer, inspectMongoServer, MongoServerRefusedError, type MongoServerFacts } from './server-check';
+import type { Catalog } from '../../lib/resource/model-info';
 
 export interface MongoTransaction extends Transaction {
   readonly driver: 'mongo';
+  /** The session of the work; in a multi-document transaction unless the connection declared `transactions: false`. */
   readonly session: ClientSession;
 }
 
@@ -40,6 +44,63 @@ export class MongoDriver extends ConnectionDriver<Connection> implements Driver 
   readonly kind = 'mongo';
   private readonly collections: ModelMap = {};
   private readonly models: Record<string, AnyModel> = {};
+  /** The server check (server-check.ts): started when the models are bound, awaited by every operation. */
+  private checked: Promise<MongoServerFacts> | null = null;
+
+  constructor(
+    connection?: Connection,
+    private readonly declared: MongoConnectionOptions = {},
+  ) {
+    super(connection);
+  }
+
+  /** Whether writes run in multi-document transactions: createMongoDriver's options, else configureMongo's, else true. */
+  private transactionsOn(): boolean {
+    return this.declared.transactions ?? connectionOptions(this.nativeOrUndefined()).transactions ?? true;
+  }
+
+  private nativeOrUndefined(): Connection | undefined {
+    try {
+      return this.native();
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** Starts asking the server at start (router()), so a refusal is known before the first request. */
+  override bind(catalog: Catalog): void {
+    super.bind(catalog);
+    if (this.nativeOrUndefined()) void this.ready().catch(() => undefined);
+  }
+
+  /**
+   * Asks the server what it is, once (decision 65): a standalone server without `transactions:
+   * false`, a release older than 5.0, or a mongos older than 5.1 is refused with a
+   * MongoServerRefusedError that says why and what to do. A connection failure is not remembered:
+   * the next call asks again.
+   */
+  ready(): Promise<void> {
+    this.checked ??= this.checkServer().catch((error: unknown) => {
+      if (!(error instanceof MongoServerRefusedError)) this.checked = null;
+      throw error;
+    });
+    return this.checked.then(() => undefined);
+  }
+
+  /** What the server said (after ready()). */
+  async serverFacts(): Promise<MongoServerFacts> {
+    await this.ready();
+    return this.checked as Promise<MongoServerFacts>;
+  }
+
+  private async checkServer(): Promise<MongoServerFacts> {
+    const conn = this.conn();
+    if (conn.readyState !== 1) await conn.asPromise();
+    const admin = this.db().admin();
+    const facts = await inspectMongoServer((command) => admin.command(command));
+    checkMongoServer(facts, { transactions: this.transactionsOn(), where: whereOf(conn) });
+    return facts;
+  }
 
   protected isNativeModel(model: unknown): boolean {
     return isMongooseModel(model);
@@ -67,6 +128,7 @@ export class MongoDriver extends ConnectionDriver<Connection> implements Driver 
   }
 
   async list(query: ListQuery, tx?: Transaction): Promise<ListResult> {
+    await this.ready();
     const plan = this.compile(query);
     // a server-side time limit: a runaway read ends on the server, never holds the app
     const docs = await this.db().collection(plan.collection).aggregate<Document>(plan.pipeline, { ...this.options(tx), maxTimeMS: readTimeoutMs() }).toArray();
@@ -88,7 +150,8 @@ export class MongoDriver extends ConnectionDriver<Connection> implements Driver 
   }
 
   /** Grouped aggregates: ONE aggregation (compile-aggregate.ts). */
-  aggregate(query: AggregateQuery, tx?: Transaction): Promise<AggregateResult> {
+  async aggregate(query: AggregateQuery, tx?: Transaction): Promise<AggregateResult> {
+    await this.ready();
     const plan = compileAggregate(query, this.requireCatalog(), this.collections);
     return runAggregate(this.db().collection(plan.collection), plan, { ...this.options(tx), maxTimeMS: readTimeoutMs() });
   }
@@ -99,6 +162,7 @@ export class MongoDriver extends ConnectionDriver<Connection> implements Driver 
   };
 
   private async *stream(query: ListQuery, signal?: AbortSignal): AsyncGenerator<Row> {
+    await this.ready();
     const plan = this.compile({ ...query, page: null, limit: null });
     const cursor = this.db().collection(plan.collection).aggregate<Document>(plan.pipeline, { batchSize: 500 });
     const abort = (): void => void cursor.close().catch(() => undefined);
@@ -116,6 +180,7 @@ export class MongoDriver extends ConnectionDriver<Connection> implements Driver 
 
   async existingIds(model: string, ids: Id[], tx?: Transaction): Promise<Id[]> {
     if (ids.length === 0) return [];
+    await this.ready();
     const docs = await this.db()
       .collection(this.collection(model))
       .find({ _id: { $in: ids.map((id) => toObjectId(String(id))) } } as Document, { ...this.options(tx), projection: { _id: 1 }, maxTimeMS: readTimeoutMs() })
@@ -125,9 +190,12 @@ export class MongoDriver extends ConnectionDriver<Connection> implements Driver 
   }
 
   async transaction<T>(work: (tx: Transaction) => Promise<T>): Promise<T> {
+    await this.ready();
     const session = await this.conn().startSession();
     try {
       const tx: MongoTransaction = { driver: 'mongo', session };
+      // transactions: false (a standalone server): the work runs once, each write on its own
+      if (!this.transactionsOn()) return await work(tx);
       let result: T | undefined;
       await session.withTransaction(async () => {
         result = await work(tx);
@@ -314,6 +382,14 @@ function withoutUndefined(changes: Record<string, unknown>): Record<string, unkn
   return out;
 }
 
-export function createMongoDriver(connection?: Connection): Driver {
-  return new MongoDriver(connection);
+/** `options.transactions`: as configureMongo's, for a driver passed in declarations (`driver:`). */
+export function createMongoDriver(connection?: Connection, options: MongoConnectionOptions = {}): Driver {
+  return new MongoDriver(connection, options);
+}
+
+/** `host:port` of a connection, for messages: never the user name or password. */
+function whereOf(conn: Connection): string | undefined {
+  const host = (conn as { host?: unknown }).host;
+  const port = (conn as { port?: unknown }).port;
+  return typeof host === 'string' && host ? `${host}${port ? `:${String(port)}` : ''}` : undefined;
 }

@@ -15,7 +15,8 @@ export const LOCK_COLLECTION = '__rest_reference_locks';
  */
 export async function lockRecords(db: Db, session: ClientSession, keys: Iterable<string>): Promise<void> {
   const unique = [...new Set(keys)];
-  if (unique.length === 0) return;
+  // outside a transaction (a connection declared `transactions: false`) a lock document isolates nothing
+  if (unique.length === 0 || !session.inTransaction()) return;
   await db
     .collection<{ _id: string; n: number }>(LOCK_COLLECTION)
     .bulkWrite(unique.map((key) => ({ updateOne: { filter: { _id: key }, update: { $inc: { n: 1 } }, upsert: true } })), { session, ordered: false });

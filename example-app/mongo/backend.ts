@@ -1,4 +1,5 @@
 import mongoose from 'mongoose';
+import { configureMongo } from '../../drivers/mongo/connection-options';
 import { databaseFromUri, describeLocation } from '../database-location';
 import { allMongoModels, defineMongoModels, syncMongoModels, type MongoModels } from './models';
 
@@ -19,10 +20,14 @@ export interface MongoBackend {
   close(): Promise<void>;
 }
 
-/** Connects, defines the models and builds their collections and indexes. */
-export async function openMongoBackend(uri: string): Promise<MongoBackend> {
+/**
+ * Connects, defines the models and builds their collections and indexes. `transactions: false`
+ * declares that the library writes without transactions on this connection (a standalone server).
+ */
+export async function openMongoBackend(uri: string, options: { transactions?: boolean } = {}): Promise<MongoBackend> {
   const database = databaseFromUri(uri) ?? DEFAULT_MONGO_DATABASE;
   const connection = mongoose.createConnection(uri, { dbName: database, autoIndex: false });
+  if (options.transactions === false) configureMongo(connection, { transactions: false });
   await connection.asPromise();
   try {
     const models = defineMongoModels(connection);

@@ -1,4 +1,3 @@
-import type { AggregateQuery, AggregateResult } from '../query/aggregate-ast';
 import type { ListQuery, RelationLoad, Scalar } from '../query/ast';
 import type { Catalog, ModelInfo } from '../resource/model-info';
 import type { ModelDeclaration } from '../resource/relation-declaration';
@@ -150,12 +149,6 @@ export interface Driver {
   /** One list page: ONE aggregation on MongoDB, a constant number of statements on SQL. */
   list(query: ListQuery, tx?: Transaction): Promise<ListResult>;
 
-  /**
-   * Grouped aggregates (decisions 55-57): ONE aggregation on MongoDB, ONE statement on SQL, the
-   * number of groups in the same round trip. Values come back output-ready, like a list's rows.
-   */
-  aggregate?(query: AggregateQuery, tx?: Transaction): Promise<AggregateResult>;
-
   /** Which of `ids` exist, in one query (scoped existence goes through `list` with the scope's filter). */
   existingIds(model: string, ids: Id[], tx?: Transaction): Promise<Id[]>;
 
@@ -204,6 +197,13 @@ export interface Driver {
 
   /** Columns of a pivot table / collection the database layer knows (null: unknown), for start-up checks. */
   pivotColumns?(table: string): string[] | null;
+
+  /**
+   * Optional: asks the database, once, whether the driver can serve it (the MongoDB driver checks the
+   * server's topology and version, decision 65); rejects with the reason and what to do. Started
+   * when the driver is bound; `api.ready()` awaits it.
+   */
+  ready?(): Promise<void>;
 
   /** Close connections owned by the driver (not the application's). */
   close?(): Promise<void>;

@@ -105,7 +105,8 @@ describe('emulator: server profiles (topology and release)', function () {
         for (const field of ['setName', 'hosts', 'primary', 'setVersion', 'electionId', 'msg']) expect(hello, field).not.to.have.property(field);
         expect(hello.logicalSessionTimeoutMinutes).to.equal(30);
         expect(hello).not.to.have.property('$clusterTime');
-        const servers = [...client.topology!.description.servers.values()];
+        const { topology } = client as unknown as { topology: { description: { servers: Map<string, { type: string }> } } };
+        const servers = [...topology.description.servers.values()];
         expect(servers.map((s) => s.type)).to.deep.equal(['Standalone']);
       });
     });
