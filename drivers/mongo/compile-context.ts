@@ -67,19 +67,21 @@ export class CompileContext extends CatalogLookup {
 
 /**
  * `$lookup` of the records related through a non-pivot relation, with `inner` stages run on them.
- * belongsTo: target._id = this.fk; hasOne/hasMany: target.fk = this._id.
+ * belongsTo: target._id = this.fk; hasOne/hasMany: target.fk = this._id (or this.localKey).
  */
 export function relationLookup(ctx: CompileContext, model: string, rel: RelationInfo, inner: Document[], as: string): Document {
   if (rel.kind === 'belongsToMany') return pivotLookup(ctx, model, rel, [], inner, as);
   const target = ctx.model(rel.target);
   const belongs = rel.kind === 'belongsTo';
-  const local = belongs ? storedPath(ctx.model(model), rel.foreignKey) : '_id';
+  const local = belongs ? storedPath(ctx.model(model), rel.foreignKey) : rel.localKey !== undefined ? storedPath(ctx.model(model), rel.localKey) : '_id';
   const foreign = belongs ? '_id' : storedPath(target, rel.foreignKey);
+  // a to-many on a non-primary key (localKey) may be null on the parent: null matches nothing, as in SQL
+  const match = !belongs && rel.localKey !== undefined ? { $and: [{ $eq: [`$${foreign}`, '$$k'] }, { $ne: ['$$k', null] }] } : { $eq: [`$${foreign}`, '$$k'] };
   return {
     $lookup: {
       from: ctx.collection(rel.target),
       let: { k: `$${local}` },
-      pipeline: [{ $match: { $expr: { $eq: [`$${foreign}`, '$$k'] } } }, ...inner],
+      pipeline: [{ $match: { $expr: match } }, ...inner],
       as,
     },
   };

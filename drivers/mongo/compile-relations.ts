@@ -12,6 +12,8 @@ export function selectFields(ctx: CompileContext, model: string, requested: stri
   for (const load of loads) {
     const rel = ctx.relation(model, load.name);
     if (rel.kind === 'belongsTo') wanted.push(rel.foreignKey);
+    // a to-many on a non-primary key is matched on that field of the parent (the spec's localKey)
+    else if (rel.localKey !== undefined) wanted.push(rel.localKey);
   }
   return [...new Set(wanted)].filter((f) => readable.has(f));
 }

@@ -131,6 +131,7 @@ function virtualRelation(name: string, virtual: VirtualLike, modelNameOf: (nativ
   if (!target || typeof o.localField !== 'string' || typeof o.foreignField !== 'string') return null;
   if (o.localField === '_id') return { name, kind: o.justOne ? 'hasOne' : 'hasMany', target, foreignKey: o.foreignField };
   if (o.foreignField === '_id') return { name, kind: 'belongsTo', target, foreignKey: o.localField, onDelete: 'restrict' };
-  return null;
+  // a virtual from another key of this model (localField) to the target's field: has-many on a non-primary key
+  return { name, kind: o.justOne ? 'hasOne' : 'hasMany', target, foreignKey: o.foreignField, localKey: o.localField };
 }
 

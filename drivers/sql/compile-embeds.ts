@@ -42,7 +42,8 @@ export function compileEmbed(
   cap: number | null = null,
 ): { plan: EmbedPlan; column: string } | null {
   const rel = ctx.relation(parent, load.name);
-  if ((rel.kind !== 'hasMany' && rel.kind !== 'hasOne') || load.children.length > 0) return null;
+  // correlated on the parent's primary key: a to-many on another key (localKey) is loaded by its own statement
+  if ((rel.kind !== 'hasMany' && rel.kind !== 'hasOne') || load.children.length > 0 || rel.localKey !== undefined) return null;
   const target = rel.target;
   const fields = selectFields(ctx, target, load.columns, [], [rel.foreignKey]);
   if (fields.length > MAX_FIELDS) return null;

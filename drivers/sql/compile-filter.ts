@@ -37,7 +37,8 @@ function compileRelated(filter: RelatedFilter, ctx: CompileContext, model: strin
       return `EXISTS (SELECT 1 FROM ${ctx.table(target)} AS ${quoteIdent(t)} WHERE ${targetKey} = ${ctx.column(model, alias, rel.foreignKey)}${inner})`;
     case 'hasOne':
     case 'hasMany':
-      return `EXISTS (SELECT 1 FROM ${ctx.table(target)} AS ${quoteIdent(t)} WHERE ${ctx.column(target, t, rel.foreignKey)} = ${ownKey}${inner})`;
+      // the target's foreign key holds the parent's localKey (its primary key unless declared)
+      return `EXISTS (SELECT 1 FROM ${ctx.table(target)} AS ${quoteIdent(t)} WHERE ${ctx.column(target, t, rel.foreignKey)} = ${rel.localKey !== undefined ? ctx.column(model, alias, rel.localKey) : ownKey}${inner})`;
     case 'belongsToMany': {
       const pivot = rel.pivot;
       if (!pivot) throw new Error(`Relation ${model}.${rel.name} has no pivot`);

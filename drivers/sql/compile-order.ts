@@ -54,7 +54,7 @@ export function compileOrder(order: OrderKey[], ctx: CompileContext, model: stri
           joins.push(`LEFT JOIN ${ctx.table(rel.target)} AS ${oq} ON ${on.join(' AND ')}`);
         } else if (rel.kind === 'hasOne') {
           const x = params.alias('x');
-          const where = [`${ctx.column(rel.target, x, rel.foreignKey)} = ${ctx.column(current.model, current.alias, ctx.model(current.model).key)}`];
+          const where = [`${ctx.column(rel.target, x, rel.foreignKey)} = ${ctx.column(current.model, current.alias, rel.localKey ?? ctx.model(current.model).key)}`];
           if (scope) where.push(compileFilter(scope, ctx, rel.target, x, params));
           joins.push(
             `LEFT JOIN LATERAL (SELECT * FROM ${ctx.table(rel.target)} AS ${quoteIdent(x)} WHERE ${where.join(' AND ')} ` +

@@ -41,6 +41,8 @@ export function selectFields(ctx: CompileContext, model: string, requested: stri
   for (const load of loads) {
     const rel = ctx.relation(model, load.name);
     if (rel.kind === 'belongsTo') wanted.push(rel.foreignKey);
+    // a to-many on a non-primary key is matched on that field of the parent (the spec's localKey)
+    else if (rel.localKey !== undefined) wanted.push(rel.localKey);
   }
   return [...new Set(wanted)].filter((f) => readable.has(f));
 }
@@ -73,7 +75,7 @@ function compileRelationLoad(load: RelationLoad, ctx: CompileContext, parent: st
     case 'hasOne':
     case 'hasMany':
       where.push(`${ctx.column(target, l, rel.foreignKey)} = ANY($1)`);
-      parentField = ctx.model(parent).key;
+      parentField = rel.localKey ?? ctx.model(parent).key;
       matchKey = rel.foreignKey;
       break;
     case 'belongsToMany': {

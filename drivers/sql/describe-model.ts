@@ -154,15 +154,22 @@ export function describeSequelizeModel(
   };
 }
 
+/** A has-one/has-many association's sourceKey when it is not the primary key (the spec's localKey). */
+function localKeyOf(assoc: AssociationLike): { localKey?: string } {
+  const source = (assoc as { sourceKey?: unknown; source?: { primaryKeyAttribute?: unknown } }).sourceKey;
+  const primary = (assoc as { source?: { primaryKeyAttribute?: unknown } }).source?.primaryKeyAttribute;
+  return typeof source === 'string' && typeof primary === 'string' && source !== primary ? { localKey: source } : {};
+}
+
 function relationOf(assoc: AssociationLike, target: string, attrs: Record<string, AttributeLike>): RelationInfo | null {
   const name = assoc.as;
   switch (assoc.associationType) {
     case 'BelongsTo':
       return { name, kind: 'belongsTo', target, foreignKey: assoc.foreignKey, onDelete: onDeleteOf(attrs[assoc.foreignKey]?.onDelete ?? assoc.options?.onDelete) };
     case 'HasOne':
-      return { name, kind: 'hasOne', target, foreignKey: assoc.foreignKey };
+      return { name, kind: 'hasOne', target, foreignKey: assoc.foreignKey, ...localKeyOf(assoc) };
     case 'HasMany':
-      return { name, kind: 'hasMany', target, foreignKey: assoc.foreignKey };
+      return { name, kind: 'hasMany', target, foreignKey: assoc.foreignKey, ...localKeyOf(assoc) };
     case 'BelongsToMany': {
       const through = assoc.through?.model;
       if (!through || !assoc.otherKey) return null;

@@ -11,7 +11,12 @@ import { runExport, type ExportOptions } from './export-routes';
  */
 async function relatedFilter(relation: RelationService, parentId: Id): Promise<Filter> {
   const { parent, related, relation: rel, foreignKey } = relation.config;
-  if (!rel.pivot) return { kind: 'condition', field: foreignKey, operator: '=', value: parentId };
+  if (!rel.pivot) {
+    // the parent's link value: its id, or its localKey's value (null links nothing)
+    const link = await relation.link(parentId);
+    if (link === null || link === undefined) return { kind: 'condition', field: related.entry.info.key, operator: 'null' };
+    return { kind: 'condition', field: foreignKey, operator: '=', value: link as Id };
+  }
   const target = related.entry.info;
   const inverse = [...Object.values(target.relations), ...Object.values(target.hiddenRelations)].find(
     (r) => r.kind === 'belongsToMany' && r.target === parent.name && r.pivot?.table === rel.pivot?.table && r.pivot?.parentKey === rel.pivot?.relatedKey,

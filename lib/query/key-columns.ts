@@ -7,9 +7,9 @@ function withKeys(key: string, columns: string[], extra: string[]): string[] {
   return out;
 }
 
-/** Foreign keys on `model` needed to attach its belongsTo loads. */
+/** Fields of `model` needed to attach its loads: belongsTo foreign keys, and the localKey of a to-many on a non-primary key. */
 function belongsToKeys(children: Iterable<LoadNode>): string[] {
-  return [...children].filter((c) => c.relation.kind === 'belongsTo').map((c) => c.relation.foreignKey);
+  return [...children].flatMap((c) => (c.relation.kind === 'belongsTo' ? [c.relation.foreignKey] : c.relation.localKey !== undefined ? [c.relation.localKey] : []));
 }
 
 /**

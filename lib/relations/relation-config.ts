@@ -55,8 +55,10 @@ export interface ResolvedRelation {
   parent: ResourceService;
   related: ResourceService;
   relation: RelationInfo;
-  /** One-to-many: the field of the related model holding the parent's id. */
+  /** One-to-many: the field of the related model holding the parent's id (or its localKey's value). */
   foreignKey: string;
+  /** One-to-many on a key column of the parent other than its primary key (the spec's localKey), else null. */
+  localKey: string | null;
   pivot: PivotInfo | null;
   dataKeys: string[];
   /** True when the configuration declares mutation.dataKey: bodies must then hold it (decision 67). */
@@ -93,7 +95,11 @@ export function resolveRelation(
   if (config.parentModel !== undefined && config.parentModel !== parent.name && config.parentModel !== parent.entry.declaration.name) {
     fail('parentModel', `"${config.parentModel}" is not ${parent.name}.`);
   }
-  if (config.localKey !== undefined && config.localKey !== info.key) fail('localKey', `relations link to the primary key "${info.key}".`);
+  // the spec's localKey: any key column of the parent; the relation declares it (relations.<name>.localKey)
+  const localKey = relation.localKey ?? info.key;
+  if (config.localKey !== undefined && config.localKey !== localKey) {
+    fail('localKey', `the relation "${name}" links ${relation.target}.${relation.foreignKey} to ${parent.name}.${localKey}; to link another key column, declare relations.${name}.localKey: "${config.localKey}" on ${parent.name}.`);
+  }
   if (config.foreignKey !== undefined && config.foreignKey !== relation.foreignKey) fail('foreignKey', `the relation's foreign key is "${relation.foreignKey}".`);
   const pivot = relation.pivot ?? null;
   if (kind === 'manyToMany') {
@@ -117,6 +123,7 @@ export function resolveRelation(
     related: related!,
     relation,
     foreignKey: relation.foreignKey,
+    localKey: kind === 'oneToMany' && localKey !== info.key ? localKey : null,
     pivot,
     dataKeys: dataKey === undefined || (Array.isArray(dataKey) && dataKey.length === 0) ? [segment] : Array.isArray(dataKey) ? dataKey : [dataKey],
     dataKeyDeclared: dataKey !== undefined && (!Array.isArray(dataKey) || dataKey.length > 0),

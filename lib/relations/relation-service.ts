@@ -8,6 +8,7 @@ import { relationEnvelope, type ListEnvelope } from '../service/envelopes';
 import type { RequestContext } from '../service/request-context';
 import type { BulkWriteResult, WriteResult, WriteScope } from '../service/resource-service';
 import { plainObject } from '../service/read-body';
+import { byIdsQuery } from '../service/read-by-ids';
 import { readPivotInput, readPivotObject, type PivotEntry } from './pivot-input';
 import type { ResolvedRelation } from './relation-config';
 import { partialSuccess, RelatedIdsNotFoundError, RelatedNotFoundError } from './relation-errors';
@@ -69,7 +70,7 @@ export class RelationService {
     const parentId = await this.parentId(ref, ctx);
     const plan = await this.related.planList(params, ctx);
     const links = this.config.pivot ? await this.parent.translating(() => this.pivots.read(this.parent.name, this.config.relation.name, parentId, null)) : null;
-    const narrow = this.membership(parentId, links);
+    const narrow = this.membership(await this.link(parentId), links);
     const result = await this.related.runList({ ...plan, query: { ...plan.query, filter: allOf(plan.query.filter, narrow) } }, ctx, 'relation.index');
     if (links) this.withPivots(result.data, parentId, links);
     return relationEnvelope(result);
@@ -81,7 +82,7 @@ export class RelationService {
     const id = this.relatedId(rawId, parentId);
     const links = this.config.pivot ? await this.parent.translating(() => this.pivots.read(this.parent.name, this.config.relation.name, parentId, [id])) : null;
     const plan = await this.related.planShow(rawId, params, ctx);
-    const narrow = this.membership(parentId, links);
+    const narrow = this.membership(await this.link(parentId), links);
     try {
       const row = await this.related.runShow({ ...plan, query: { ...plan.query, filter: allOf(plan.query.filter, narrow) } }, ctx);
       if (links) this.withPivots([row], parentId, links);
@@ -101,7 +102,7 @@ export class RelationService {
     const items = bulk ? (Array.isArray(value) ? value : null) : value !== null && typeof value === 'object' && !Array.isArray(value) ? [value] : null;
     if (!items) throw new BadRequestError(bulk ? `Bulk create needs an array of records under "${key}".` : `Create needs one record (an object) under "${key}"; send _scenario=bulk_create for an array.`, key);
     const scope: WriteScope = { itemKey: key };
-    if (this.config.kind === 'oneToMany') scope.forced = { [this.config.foreignKey]: parentId };
+    if (this.config.kind === 'oneToMany') scope.forced = { [this.config.foreignKey]: await this.linkToWrite(parentId) };
     else {
       const pivot = this.config.pivot!;
       const values = items.map((item, i) => (item && typeof item === 'object' && 'pivot' in item ? readPivotObject((item as { pivot: unknown }).pivot, pivot, this.config.writablePivot, `${key}.${i}.pivot`) : {}));
@@ -120,7 +121,7 @@ export class RelationService {
     const parentId = await this.parentId(ref, ctx);
     const record = this.record(body);
     const narrow = await this.narrowFor(parentId, [this.relatedId(rawId, parentId)]);
-    const result = await this.related.update(rawId, record, ctx, { narrow, forced: this.forced(parentId), notFound: () => this.notFound(rawId, parentId) });
+    const result = await this.related.update(rawId, record, ctx, { narrow, forced: await this.forced(parentId), notFound: () => this.notFound(rawId, parentId) });
     this.touch(ctx);
     await this.pivotsOf(result, parentId);
     return result;
@@ -136,7 +137,7 @@ export class RelationService {
     const items = value.filter((_, i) => found.has(i));
     if (items.length === 0) throw this.bulkNotFound(missing, parentId);
     const narrow = await this.narrowFor(parentId, [...found.values()]);
-    const result = await this.related.updateMultiple({ [key]: items }, ctx, { itemKey: key, narrow, forced: this.forced(parentId), notFound: (ids) => this.bulkNotFound(ids, parentId) });
+    const result = await this.related.updateMultiple({ [key]: items }, ctx, { itemKey: key, narrow, forced: await this.forced(parentId), notFound: (ids) => this.bulkNotFound(ids, parentId) });
     this.touch(ctx);
     await this.pivotsOf(result, parentId);
     return missing.length > 0 ? this.partial(parentId, result.models, missing) : result;
@@ -311,16 +312,35 @@ export class RelationService {
     return this.pivots.detach(this.parent.name, this.config.relation.name, parentId, ids, tx);
   }
 
-  /** The filter of "related to this parent": the foreign key, or the pivot's ids. */
-  private membership(parentId: Id, links: PivotRow[] | null): Filter {
-    if (!links) return { kind: 'condition', field: this.config.foreignKey, operator: '=', value: parentId };
+  /**
+   * The value one-to-many records hold in their foreign key for this parent: its id, or the value
+   * of the relation's localKey (one read of that field; the parent was checked to be visible).
+   */
+  async link(parentId: Id): Promise<unknown> {
+    const localKey = this.config.localKey;
+    if (localKey === null || this.config.kind !== 'oneToMany') return parentId;
+    const info = this.parent.entry.info;
+    const { rows } = await this.parent.translating(() => this.parent.entry.driver.list(byIdsQuery(info, [parentId], { select: [info.key, localKey], relations: [] })));
+    return rows[0]?.[localKey] ?? null;
+  }
+
+  /** The link value a created or updated record is given; a parent whose localKey is null has no records to link. */
+  private async linkToWrite(parentId: Id): Promise<unknown> {
+    const value = await this.link(parentId);
+    if (value === null || value === undefined) throw new BadRequestError(`This ${this.parent.name} has no ${this.config.localKey}: records of "${this.config.segment}" link to it through that field.`, this.config.localKey ?? undefined);
+    return value;
+  }
+
+  /** The filter of "related to this parent": the foreign key holding the parent's link value, or the pivot's ids. */
+  private membership(link: unknown, links: PivotRow[] | null): Filter {
+    if (!links) return link === null || link === undefined ? nothing(this.relatedKey) : { kind: 'condition', field: this.config.foreignKey, operator: '=', value: link as Id };
     if (links.length === 0) return nothing(this.relatedKey);
     return { kind: 'condition', field: this.relatedKey, operator: 'in', value: links.map((l) => l.relatedId) };
   }
 
   /** The membership filter for writes on `ids` (many-to-many: one pivot read of just those ids). */
   private async narrowFor(parentId: Id, ids: Id[]): Promise<Filter> {
-    if (!this.config.pivot) return this.membership(parentId, null);
+    if (!this.config.pivot) return this.membership(await this.link(parentId), null);
     return this.membership(parentId, await this.parent.translating(() => this.pivots.read(this.parent.name, this.config.relation.name, parentId, ids)));
   }
 
@@ -428,8 +448,8 @@ export class RelationService {
     return id;
   }
 
-  private forced(parentId: Id): Record<string, unknown> | undefined {
-    return this.config.kind === 'oneToMany' ? { [this.config.foreignKey]: parentId } : undefined;
+  private async forced(parentId: Id): Promise<Record<string, unknown> | undefined> {
+    return this.config.kind === 'oneToMany' ? { [this.config.foreignKey]: await this.linkToWrite(parentId) } : undefined;
   }
 
   /** Many-to-many records carry `pivot` with both keys and the pivot columns (decision 14). */

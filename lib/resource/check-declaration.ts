@@ -83,6 +83,12 @@ export function checkDeclarationFields(
     if (holder && !Object.prototype.hasOwnProperty.call(holder.fields, rel.foreignKey)) {
       throw new DeclarationError(who, `relations.${rel.name}.foreignKey`, `"${rel.foreignKey}" is not a field of ${holder.name}; name the column that holds the reference.`);
     }
+    if (declared.localKey !== undefined && rel.kind !== 'hasOne' && rel.kind !== 'hasMany') {
+      throw new DeclarationError(who, `relations.${rel.name}.localKey`, `only a hasOne or hasMany relation has a localKey (this one is ${rel.kind}).`);
+    }
+    if (rel.localKey !== undefined && !Object.prototype.hasOwnProperty.call(info.fields, rel.localKey)) {
+      throw new DeclarationError(who, `relations.${rel.name}.localKey`, `"${rel.localKey}" is not a field of ${info.name}; name the key column whose value ${rel.target}.${rel.foreignKey} holds.`);
+    }
     if (rel.kind === 'belongsToMany' && rel.pivot && pivotColumns) {
       const columns = pivotColumns(rel.pivot.table);
       if (columns === null) throw new DeclarationError(who, `relations.${rel.name}.pivot.table`, `no table or collection model "${rel.pivot.table}" is known to the database layer; define its model (Sequelize define / mongoose model).`);

@@ -17,6 +17,10 @@ export function mergeDeclaredRelation(name: string, decl: RelationDeclaration, d
     foreignKey: decl.foreignKey ?? decl.pivot?.parentKey ?? same?.foreignKey ?? fallbackFk,
   };
   if (decl.kind === 'belongsTo') rel.onDelete = decl.onDelete ?? same?.onDelete ?? 'restrict';
+  if (decl.kind === 'hasOne' || decl.kind === 'hasMany') {
+    const localKey = decl.localKey ?? same?.localKey;
+    if (localKey !== undefined) rel.localKey = localKey;
+  }
   if (decl.kind === 'belongsToMany') {
     const pivot = decl.pivot ?? same?.pivot;
     if (!pivot) {

@@ -52,6 +52,11 @@ export interface RelationInfo {
   target: string;
   /** belongsTo: column on this model; hasOne/hasMany: column on the target; belongsToMany: pivot.parentKey. */
   foreignKey: string;
+  /**
+   * hasOne/hasMany only: the field of this model whose value the target's foreignKey holds (the
+   * spec's localKey: any key column of the parent); absent means the primary key.
+   */
+  localKey?: string;
   pivot?: PivotInfo;
   /** belongsTo only: what the database does to this record when the target is deleted. */
   onDelete?: OnDelete;

@@ -7,6 +7,11 @@ export interface RelationDeclaration {
   target: string;
   /** belongsTo: column here; hasOne/hasMany: column on the target; belongsToMany: pivot.parentKey. */
   foreignKey?: string;
+  /**
+   * hasOne/hasMany: the field of this model that the target's foreignKey holds (default the primary
+   * key); any key column of the parent (a unique `code`, say).
+   */
+  localKey?: string;
   pivot?: {
     table: string;
     parentKey: string;

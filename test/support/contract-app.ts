@@ -85,6 +85,7 @@ function registerRootAfter(): void {
   // Registered while the first contract file loads, so it lands on the root suite.
   after(async function stopContractApps() {
     this.timeout(60_000);
+    await closeLocalKeyApps();
     for (const pending of apps.values()) {
       try {
         await (await pending).close();
@@ -294,6 +295,22 @@ export class ContractContext {
     }
   }
 
+  /**
+   * The second model pair of the suite (issue 30), on this driver's database next to the example
+   * app, without authentication: shelves (a unique `code` besides the id) have many books through
+   * `books.shelf_code` -> `shelves.code` (a has-many on a non-primary key column, the spec's
+   * localKey), and labels through the pivot `shelf_label` (pivot columns position and note) whose
+   * relation route declares `pivotColumns: []` (the spec's "empty meaning all"). Neither book nor
+   * shelf has a validation schema: a missing required field is the database's answer.
+   * Started once per context; emptied by `reset()` of the returned app.
+   */
+  localKeyApp(): Promise<LocalKeyApp> {
+    this.localKey ??= openLocalKeyApp(this.driver, this.driver === 'mongo' ? this.mongoUri() : this.postgresUri());
+    return this.localKey;
+  }
+
+  private localKey: Promise<LocalKeyApp> | null = null;
+
   private async postgresUri(): Promise<string> {
     const base = (await postgresDb)!.uri;
     const database = this.app.info.database;
@@ -425,4 +442,107 @@ export function expectRecordShape(rec: unknown): void {
 
 export function sameId(a: unknown, b: unknown): boolean {
   return String(a) === String(b);
+}
+
+// ---- the local-key model pair ------------------------------------------------------------------
+
+/** The shelves/books/labels app of `ContractContext.localKeyApp()`. */
+export interface LocalKeyApp {
+  app: Express;
+  request(): supertest.Agent;
+  reset(): Promise<void>;
+  close(): Promise<void>;
+}
+
+const localKeyApps: LocalKeyApp[] = [];
+
+async function openLocalKeyApp(driver: DriverName, uriPromise: Promise<string>): Promise<LocalKeyApp> {
+  const uri = await uriPromise;
+  const express = (await import('express')).default;
+  const { createRestApi } = await import('../../lib');
+  const relations = {
+    shelf: {
+      books: { kind: 'hasMany' as const, target: 'book', foreignKey: 'shelf_code', localKey: 'code' },
+      labels: { kind: 'belongsToMany' as const, target: 'label', pivot: { table: 'shelf_label', parentKey: 'shelf_id', relatedKey: 'label_id', columns: ['position', 'note'], columnTypes: { position: 'integer' as const, note: 'string' as const } } },
+    },
+  };
+  let models: { Shelf: unknown; Book: unknown; Label: unknown };
+  let reset: () => Promise<void>;
+  let closeDb: () => Promise<void>;
+  if (driver === 'mongo') {
+    const mongoose = (await import('mongoose')).default;
+    const url = new URL(uri);
+    const connection = await mongoose.createConnection(url.toString(), { dbName: 'contract_local_key', autoIndex: false }).asPromise();
+    const timestamps = { createdAt: 'created_at', updatedAt: 'updated_at' };
+    const Shelf = connection.model('LkShelf', new mongoose.Schema({ code: { type: String, required: true, unique: true }, name: { type: String, required: true } }, { timestamps, collection: 'shelves', versionKey: false }));
+    const Book = connection.model('LkBook', new mongoose.Schema({ title: { type: String, required: true }, shelf_code: { type: String, default: null } }, { timestamps, collection: 'books', versionKey: false }));
+    const Label = connection.model('LkLabel', new mongoose.Schema({ name: { type: String, required: true } }, { timestamps, collection: 'labels', versionKey: false }));
+    const ShelfLabel = connection.model(
+      'LkShelfLabel',
+      new mongoose.Schema({ shelf_id: { type: mongoose.Schema.Types.ObjectId, required: true }, label_id: { type: mongoose.Schema.Types.ObjectId, required: true }, position: { type: Number, default: null }, note: { type: String, default: null } }, { collection: 'shelf_label', versionKey: false }),
+    );
+    await Shelf.syncIndexes();
+    models = { Shelf, Book, Label };
+    reset = async () => {
+      await Shelf.deleteMany({});
+      await Book.deleteMany({});
+      await Label.deleteMany({});
+      await ShelfLabel.deleteMany({});
+    };
+    closeDb = () => connection.close();
+  } else {
+    const { DataTypes, Sequelize } = await import('sequelize');
+    const sequelize = new Sequelize(uri, { dialect: 'postgres', logging: false });
+    const common = { underscored: true, timestamps: true, createdAt: 'created_at', updatedAt: 'updated_at' } as const;
+    const Shelf = sequelize.define('LkShelf', { code: { type: DataTypes.STRING(50), allowNull: false, unique: true }, name: { type: DataTypes.STRING(100), allowNull: false } }, { ...common, tableName: 'lk_shelves' });
+    const Book = sequelize.define('LkBook', { title: { type: DataTypes.STRING(100), allowNull: false }, shelf_code: { type: DataTypes.STRING(50), allowNull: true, defaultValue: null } }, { ...common, tableName: 'lk_books' });
+    const Label = sequelize.define('LkLabel', { name: { type: DataTypes.STRING(100), allowNull: false } }, { ...common, tableName: 'lk_labels' });
+    const ShelfLabel = sequelize.define(
+      'LkShelfLabel',
+      {
+        id: { type: DataTypes.INTEGER, primaryKey: true, autoIncrement: true },
+        shelf_id: { type: DataTypes.INTEGER, allowNull: false, references: { model: 'lk_shelves', key: 'id' }, onDelete: 'CASCADE' },
+        label_id: { type: DataTypes.INTEGER, allowNull: false, references: { model: 'lk_labels', key: 'id' }, onDelete: 'CASCADE' },
+        position: { type: DataTypes.INTEGER, allowNull: true, defaultValue: null },
+        note: { type: DataTypes.STRING(255), allowNull: true, defaultValue: null },
+      },
+      { underscored: true, timestamps: false, tableName: 'shelf_label', indexes: [{ unique: true, fields: ['shelf_id', 'label_id'] }] },
+    );
+    await sequelize.sync();
+    models = { Shelf, Book, Label };
+    reset = async () => {
+      await sequelize.query('TRUNCATE "shelf_label", "lk_books", "lk_labels", "lk_shelves" RESTART IDENTITY CASCADE');
+    };
+    closeDb = () => sequelize.close();
+  }
+  const api = createRestApi({ bodyLimit: '1mb' });
+  api.register(
+    { name: 'shelves', MODEL: 'shelf', model: models.Shelf as never, RELATIONS: ['books', 'labels'], relations: relations.shelf, fillable: ['code', 'name'] },
+    {
+      relationRoutes: {
+        oneToMany: { books: { relationship: 'books', foreignKey: 'shelf_code', localKey: 'code', mutation: { dataKey: 'books' } } },
+        manyToMany: { labels: { relationship: 'labels', pivotModel: 'shelf_label', parentKey: 'shelf_id', relatedKey: 'label_id', mutation: { dataKey: 'labels', pivotColumns: [] } } },
+      },
+    },
+  );
+  api.register({ name: 'books', MODEL: 'book', model: models.Book as never, fillable: ['title', 'shelf_code'] });
+  api.register({ name: 'labels', MODEL: 'label', model: models.Label as never, fillable: ['name'] });
+  const app = express();
+  app.use(API, api.router());
+  const handle: LocalKeyApp = {
+    app,
+    request: () => supertest.agent(app),
+    reset,
+    async close() {
+      await api.close();
+      await closeDb();
+    },
+  };
+  localKeyApps.push(handle);
+  return handle;
+}
+
+/** Closes the local-key apps (the root after hook, before the databases stop). */
+async function closeLocalKeyApps(): Promise<void> {
+  for (const handle of localKeyApps.splice(0)) await handle.close().catch(() => undefined);
 }
