@@ -1,3 +1,4 @@
+import type { AggregateQuery, AggregateResult } from '../query/aggregate-ast';
 import type { ListQuery, RelationLoad, Scalar } from '../query/ast';
 import type { Catalog, ModelInfo } from '../resource/model-info';
 import type { ModelDeclaration } from '../resource/relation-declaration';
@@ -148,6 +149,12 @@ export interface Driver {
 
   /** One list page: ONE aggregation on MongoDB, a constant number of statements on SQL. */
   list(query: ListQuery, tx?: Transaction): Promise<ListResult>;
+
+  /**
+   * Grouped aggregates (decisions 55-57): ONE aggregation on MongoDB, ONE statement on SQL, the
+   * number of groups in the same round trip. Values come back output-ready, like a list's rows.
+   */
+  aggregate?(query: AggregateQuery, tx?: Transaction): Promise<AggregateResult>;
 
   /** Which of `ids` exist, in one query (scoped existence goes through `list` with the scope's filter). */
   existingIds(model: string, ids: Id[], tx?: Transaction): Promise<Id[]>;
