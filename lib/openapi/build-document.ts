@@ -64,6 +64,20 @@ const ENVELOPES: Record<string, JsonSchema> = {
     properties: { current_page: { type: 'integer' }, data: { type: 'array', items: {} }, total: { type: 'integer' }, per_page: { type: 'integer' }, last_page: { type: 'integer' }, from: { type: ['integer', 'null'] }, to: { type: ['integer', 'null'] } },
     required: ['current_page', 'data', 'total', 'per_page', 'last_page'],
   },
+  AggregateItem: {
+    type: 'object',
+    description: 'One group (decision 56): `group` holds its values by field or path (null values form their own group); then only the functions asked, each by field. Values are typed like the same field in a record; sums and averages are numbers, null when no value was there.',
+    properties: {
+      group: { type: 'object', additionalProperties: true },
+      count: { oneOf: [{ type: 'integer' }, { type: 'object', additionalProperties: { type: 'integer' } }] },
+      sum: { type: 'object', additionalProperties: { type: ['number', 'null'] } },
+      avg: { type: 'object', additionalProperties: { type: ['number', 'null'] } },
+      min: { type: 'object', additionalProperties: true },
+      max: { type: 'object', additionalProperties: true },
+      count_distinct: { type: 'object', additionalProperties: { type: 'integer' } },
+    },
+    required: ['group'],
+  },
   CursorEnvelope: { type: 'object', properties: { data: { type: 'array', items: {} }, per_page: { type: 'integer' }, next_cursor: { type: ['string', 'null'] }, has_more: { type: 'boolean' } }, required: ['data', 'per_page', 'has_more'] },
 };
 

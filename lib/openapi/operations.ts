@@ -1,6 +1,6 @@
 import type { RouteDefinition } from '../http/routes';
 import type { JsonSchema } from './json-schema';
-import { EXPORT, LIST, SHOW } from './parameters';
+import { AGGREGATE, EXPORT, LIST, SHOW } from './parameters';
 
 /** What one operation takes and answers: its query parameters, request body and success answer. */
 export interface OperationShape {
@@ -80,6 +80,10 @@ export function operationShape(route: RouteDefinition, c: ShapeContext): Operati
       return { params: LIST.concat('hierarchy'), response: listResponse(record) };
     case 'first':
       return { params: LIST.filter((p) => p !== 'pagination'), response: jsonResponse({ type: 'object', properties: { data: { oneOf: [record, { type: 'null' }] } }, required: ['data'] }, 'The first matching record, or null') };
+    case 'aggregate': {
+      const page = { allOf: [schemaRef('OffsetEnvelope'), { type: 'object', properties: { data: { type: 'array', items: schemaRef('AggregateItem') } } }] };
+      return { params: AGGREGATE, response: jsonResponse(page, 'A page of groups: each with its group values and the functions asked (one item without group_by)') };
+    }
     case 'show':
       return { params: SHOW.concat('hierarchy'), response: jsonResponse(record, 'The record') };
     case 'store':

@@ -64,6 +64,23 @@ export const QUERY_SCHEMAS: Record<string, JsonSchema> = {
       { type: 'object', properties: { infinity: { type: 'boolean' }, pageSize: { type: 'integer', minimum: 1 }, cursor: { type: 'string' } }, required: ['infinity'], additionalProperties: false },
     ],
   },
+  QueryGroupBy: {
+    description: 'Group fields (at most 5): fields of the resource or to-one relation paths, as an array (`["status", "category.name"]`) or one comma-separated string. Absent: one group of every matching record.',
+    anyOf: [{ type: 'array', items: { type: 'string' }, maxItems: 5 }, { type: 'string' }],
+  },
+  QueryAggregate: {
+    type: 'object',
+    description: 'Functions and their fields (at most 20 pairs): `{"count": "*", "sum": ["price"], "avg": ["price"], "min": ["created_at"], "max": ["price"], "count_distinct": ["category_id"]}`. `count` takes `"*"` (every record) or fields (their non-null values); `sum` and `avg` numeric fields; `min` and `max` numeric, date and string fields. Absent: `{"count": "*"}`.',
+    properties: Object.fromEntries(['count', 'count_distinct', 'sum', 'avg', 'min', 'max'].map((fn) => [fn, { anyOf: [{ type: 'array', items: { type: 'string' }, minItems: 1 }, { type: 'string' }] }])),
+    additionalProperties: false,
+  },
+  QueryAggregateOrder: {
+    description: 'Orders the groups (`[{"sum.price": "desc"}, {"status": "asc"}]`): by a group field, by `count`, or by `<function>.<field>` of the request. The group fields ascending follow.',
+    anyOf: [
+      { type: 'array', items: { type: 'object', additionalProperties: { type: 'string', enum: ['asc', 'desc'] } } },
+      { type: 'object', additionalProperties: { type: 'string', enum: ['asc', 'desc'] } },
+    ],
+  },
   QueryHierarchy: {
     description: 'Self-referencing resources: `true`, or options `{"filter_mode": ..., "children_key": ..., "max_depth": n, "include_empty_children": bool}` (show: `{"mode": ...}`).',
     anyOf: [
@@ -89,11 +106,24 @@ export const PARAMETERS: Record<string, ParameterSpec> = {
   columns: { name: 'columns', json: true, description: 'Exported columns (to-one relation fields as `relation.field`), e.g. `["name", "category.name"]`.', schema: schemaRef('QueryNames') },
   filename: { name: 'filename', description: 'Download name (sanitized).', schema: { type: 'string' } },
   template: { name: 'template', description: 'PDF template name (default `pdf`).', schema: { type: 'string' } },
+  group_by: { name: 'group_by', json: true, description: 'Aggregates: the group fields, e.g. `["status", "category.name"]`.', schema: schemaRef('QueryGroupBy'), example: [] },
+  aggregate: { name: 'aggregate', json: true, description: 'Aggregates: the functions per group, e.g. `{"count": "*", "sum": ["price"]}`.', schema: schemaRef('QueryAggregate'), example: { count: '*' } },
+  // the same query names as on lists, with what they mean for groups (component keys differ from the names)
+  aggregate_orderby: { name: 'orderby', json: true, description: 'Aggregates: the order of the groups, e.g. `{"count": "desc"}` or `{"sum.price": "desc"}`; default the group fields ascending.', schema: schemaRef('QueryAggregateOrder'), example: { count: 'desc' } },
+  aggregate_pagination: {
+    name: 'pagination',
+    json: true,
+    description: 'Aggregates: a page of groups `{"page": n, "pageSize": n}` (total is the number of groups); absent: every group up to REST_MAX_UNPAGINATED.',
+    schema: { type: 'object', properties: { page: { type: 'integer', minimum: 1 }, pageSize: { type: 'integer', minimum: 1 } }, additionalProperties: false },
+    example: { page: 1, pageSize: 15 },
+  },
   _scenario: { name: '_scenario', description: 'Relation routes: the scenario (attach, bulk_attach, sync, toggle, bulk_create, bulk_update, bulk_delete, bulk_detach, bulk_update_pivot).', schema: { type: 'string' } },
 };
 
 export const LIST = ['oper', 'attr', 'eq', 'select', 'relations', 'orderby', 'pagination', '_nested', 'soft_delete', 'cache', 'cache_ttl'];
 export const SHOW = ['select', 'relations', 'soft_delete', 'cache', 'cache_ttl'];
+/** Component keys of the aggregate route's parameters (decision 55). */
+export const AGGREGATE = ['oper', 'attr', 'eq', 'soft_delete', 'group_by', 'aggregate', 'aggregate_orderby', 'aggregate_pagination', 'cache', 'cache_ttl'];
 export const EXPORT = ['oper', 'attr', 'eq', 'select', 'orderby', 'soft_delete', 'columns', 'filename'];
 
 /** The parameters that narrow which records a read returns: they never carry a narrowing example. */
@@ -109,7 +139,7 @@ export function queryParameter(spec: ParameterSpec): JsonSchema {
 
 /** Every query parameter as a component, referred to by the operations. */
 export function parameterComponents(): Record<string, JsonSchema> {
-  return Object.fromEntries(Object.values(PARAMETERS).map((spec) => [spec.name, queryParameter(spec)]));
+  return Object.fromEntries(Object.entries(PARAMETERS).map(([key, spec]) => [key, queryParameter(spec)]));
 }
 
 export const parameterRef = (name: string): JsonSchema => ({ $ref: `#/components/parameters/${name}` });
