@@ -170,6 +170,26 @@ describe('the npm package installed into a fresh app (slow: npm registry install
     const installed = (name: string): string => (JSON.parse(readFileSync(join(app, 'node_modules', name, 'package.json'), 'utf8')) as { version: string }).version;
     const peers = (JSON.parse(readFileSync(join(app, 'node_modules', 'generic-resource-rest', 'package.json'), 'utf8')) as { peerDependencies: Record<string, string> }).peerDependencies;
     console.log(`      installed peers: ${Object.keys(peers).filter((p) => existsSync(join(app, 'node_modules', p))).map((p) => `${p}@${installed(p)}`).join(', ')}`);
+
+    // with the optional peers there, their own types fit the package's: yup schemas, pdfkit's document
+    await run('npm', ['install', '--save-dev', '@types/express', '@types/node@20', '@types/pdfkit', ...QUIET], { cwd: app, ...BIG });
+    writeFileSync(join(app, 'consumer.ts'), `
+      import mongoose from 'mongoose';
+      import { object, string, number } from 'yup';
+      import { createRestApi, type PdfTemplate } from 'generic-resource-rest';
+
+      const Product = mongoose.createConnection().model('Product', new mongoose.Schema({ name: String, price: Number }));
+      const create = object({ name: string().required().max(80), price: number().min(0) });
+      const api = createRestApi().register({ name: 'products', MODEL: 'product', model: Product, fillable: ['name', 'price'], validation: { create, update: create.partial() } });
+      const pdfkitTemplate = (): PdfTemplate<PDFKit.PDFDocument> => ({
+        begin: (doc, headers) => void doc.fontSize(14).text(headers.join(', ')).moveTo(0, 0).lineTo(100, 0).stroke(),
+        row: (doc, cells) => void doc.fontSize(9).text(cells.join(' | '), { width: 200, ellipsis: true }),
+      });
+      api.registerPdfTemplate('pdfkit-typed', pdfkitTemplate);
+      // @ts-expect-error a string schema is no object schema
+      createRestApi().register({ name: 'x', MODEL: 'x', model: Product, fillable: [], validation: { create: string() } });
+    `);
+    for (const resolution of RESOLUTIONS) expect(await compileStrict(app, ['consumer.ts'], resolution), resolution.join(' ')).to.equal('');
   });
 
   describe('published types compile strict (skipLibCheck false) without the optional peers a driver does not use', () => {
