@@ -40,6 +40,13 @@ forEachDriver('local key, empty pivotColumns, required fields without a schema',
     const narrow = await req().get(`${API}/shelves/${a.id}`).query({ select: 'name', relations: 'books:title' });
     expect(narrow.status, narrow.text).to.equal(200);
     expect(titles(narrow.body.books)).to.deep.equal(['One', 'Two']);
+    // a has-one on the same link loads one record, and sorts the parents
+    const sorted = await req().get(`${API}/shelves`).query({ relations: 'first_book:title', orderby: JSON.stringify([{ 'first_book.title': 'desc' }]) });
+    expect(sorted.status, sorted.text).to.equal(200);
+    expect((sorted.body.data as Rec[]).map((s) => [s.code, (s.first_book as Rec).title])).to.deep.equal([
+      ['B-2', 'Three'],
+      ['A-1', 'One'],
+    ]);
     // relation filters use the same link
     const filtered = await req().get(`${API}/shelves`).query({ oper: JSON.stringify({ books: { and: ['title|=|Three'] } }) });
     expect((filtered.body.data as Rec[]).map((s) => s.code)).to.deep.equal(['B-2']);

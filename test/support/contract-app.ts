@@ -463,6 +463,8 @@ async function openLocalKeyApp(driver: DriverName, uriPromise: Promise<string>):
   const relations = {
     shelf: {
       books: { kind: 'hasMany' as const, target: 'book', foreignKey: 'shelf_code', localKey: 'code' },
+      // the shelf's first book (lowest id), a to-one on the same link: a sort key
+      first_book: { kind: 'hasOne' as const, target: 'book', foreignKey: 'shelf_code', localKey: 'code' },
       labels: { kind: 'belongsToMany' as const, target: 'label', pivot: { table: 'shelf_label', parentKey: 'shelf_id', relatedKey: 'label_id', columns: ['position', 'note'], columnTypes: { position: 'integer' as const, note: 'string' as const } } },
     },
   };
@@ -517,7 +519,7 @@ async function openLocalKeyApp(driver: DriverName, uriPromise: Promise<string>):
   }
   const api = createRestApi({ bodyLimit: '1mb' });
   api.register(
-    { name: 'shelves', MODEL: 'shelf', model: models.Shelf as never, RELATIONS: ['books', 'labels'], relations: relations.shelf, fillable: ['code', 'name'] },
+    { name: 'shelves', MODEL: 'shelf', model: models.Shelf as never, RELATIONS: ['books', 'first_book', 'labels'], relations: relations.shelf, fillable: ['code', 'name'] },
     {
       relationRoutes: {
         oneToMany: { books: { relationship: 'books', foreignKey: 'shelf_code', localKey: 'code', mutation: { dataKey: 'books' } } },
