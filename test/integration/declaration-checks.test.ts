@@ -76,6 +76,8 @@ for (const [driver, build] of Object.entries(MODELS)) {
       ['a typo in onDelete', () => relation(1, 'widget', { onDelete: 'restric' }), /Resource part: relations\.widget\.onDelete: "restric" is not a delete rule/],
       ['a foreign key the model does not have', () => relation(1, 'widget', { foreignKey: 'widgetId' }), /Resource part: relations\.widget\.foreignKey: "widgetId" is not a field of part/],
       ['a hasMany foreign key the target does not have', () => relation(0, 'parts', { foreignKey: 'owner_id' }), /Resource widget: relations\.parts\.foreignKey: "owner_id" is not a field of part/],
+      ['a hasMany localKey the parent does not have', () => relation(0, 'parts', { localKey: 'code' }), /Resource widget: relations\.parts\.localKey: "code" is not a field of widget/],
+      ['a localKey on a belongsTo', () => relation(1, 'widget', { localKey: 'label' }), /Resource part: relations\.widget\.localKey: only a hasOne or hasMany relation has a localKey/],
       ['a pivot table that does not exist', () => relation(0, 'labels', { pivot: { table: 'nope_pivot', parentKey: 'widget_id', relatedKey: 'label_id' } }), /Resource widget: relations\.labels\.pivot\.table: no table or collection model "nope_pivot"/],
       ['a pivot column that does not exist', () => relation(0, 'labels', { pivot: { table: m.pivot, parentKey: 'widget_id', relatedKey: 'label_id', columns: ['weight'] } }), /Resource widget: relations\.labels\.pivot: "weight" not in pivot/],
       ['HIERARCHY_FIELD_ID that is not a field', () => change(0, { HIERARCHY_FIELD_ID: 'parent' }), /Resource widget: HIERARCHY_FIELD_ID: "parent" is not a field/],
