@@ -1,3 +1,4 @@
+import type { AggregateFunctions, AggregateItem, AggregateOptions, GroupField } from './aggregate';
 import { FilterBuilder, toOper, type FilterNode } from './filter';
 
 /** What the generator writes per resource: the record, its create and update bodies. */
@@ -65,6 +66,17 @@ export class ResourceClient<T extends ResourceTypes> {
 
   first(options: ListOptions<T['record']> = {}): Promise<{ data: T['record'] | null }> {
     return this.call('GET', `/${this.name}/first`, undefined, this.params(options));
+  }
+
+  /**
+   * GET /{resource}/aggregate (decisions 55-57): the groups of the matching records, each with the
+   * functions asked: `api.products.aggregate({group_by: ['status'], aggregate: {count: '*', sum: ['price']}})`.
+   */
+  aggregate<G extends GroupField<T['record']> = never, A extends AggregateFunctions<T['record']> = Record<never, never>>(
+    options: AggregateOptions<T['record'], G, A> = {},
+  ): Promise<OffsetPage<AggregateItem<T['record'], G, A>>> {
+    const { filter, ...rest } = options;
+    return this.call('GET', `/${this.name}/aggregate`, undefined, this.encode({ ...rest, ...(filter ? { oper: toOper(filter(new FilterBuilder<T['record']>())) } : {}) }));
   }
 
   show(id: IdOf<T>, options: Pick<ListOptions<T['record']>, 'select' | 'relations'> = {}): Promise<T['record']> {
