@@ -75,9 +75,9 @@ export interface Review {
   "user_id": string | null;
   "rating": number;
   "comment": string | null;
-  "deleted_at": string | null;
   "created_at": string | null;
   "updated_at": string | null;
+  "deleted_at": string | null;
   /** Loaded with `relations=product` (belongsTo). */
   "product"?: Product | null;
   /** Loaded with `relations=user` (belongsTo). */
