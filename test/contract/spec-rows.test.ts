@@ -71,13 +71,22 @@ forEachDriver('spec rows', (ctx) => {
     expect(relBulk.status, relBulk.text).to.equal(200);
     expect(relBulk.body.models[0].model.updated_at).to.equal(review.updated_at);
     await unchanged('reviews', review);
-    // a value that differs does move it, and only on the record that changed
-    const other = await ctx.product({ name: 'Other' });
+    // arrays compare by value: the same roles write nothing, other roles do
+    const user = await ctx.user({ roles: ['editor', 'viewer'] });
     await sleep(15);
-    const mixed = await req().patch(`${API}/products/batch`).send({ product: [{ id: product.id, name: 'Changed' }, { id: other.id, name: 'Other' }] });
+    const same = await req().patch(`${API}/users/${user.id}`).send({ roles: ['editor', 'viewer'], name: user.name });
+    expect(same.status, same.text).to.equal(200);
+    expect(same.body.model.updated_at).to.equal(user.updated_at);
+    const other = await req().patch(`${API}/users/${user.id}`).send({ roles: ['viewer', 'editor'] });
+    expect(other.body.model.roles).to.deep.equal(['viewer', 'editor']);
+    expect(other.body.model.updated_at).not.to.equal(user.updated_at);
+    // a value that differs does move it, and only on the record that changed
+    const second = await ctx.product({ name: 'Second' });
+    await sleep(15);
+    const mixed = await req().patch(`${API}/products/batch`).send({ product: [{ id: product.id, name: 'Changed' }, { id: second.id, name: 'Second' }] });
     expect(mixed.status, mixed.text).to.equal(200);
     expect(mixed.body.models[0].model.updated_at).not.to.equal(product.updated_at);
-    expect(mixed.body.models[1].model.updated_at).to.equal(other.updated_at);
+    expect(mixed.body.models[1].model.updated_at).to.equal(second.updated_at);
   });
 
   it('relation not-found bodies render ids like the records (error.id, not_found_ids)', async () => {
