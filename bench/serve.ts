@@ -11,6 +11,7 @@ import { addExportBaseline, addMemoryProbe } from './baseline-export';
 import { sqlBaselineApp } from './baseline-sql';
 import { addRelationBaseline } from './baseline-relations';
 import { addTreeBaseline } from './baseline-tree';
+import { addAggregateBaseline } from './baseline-aggregate';
 import { serveChild } from './child';
 import { feathersPeer } from './peer-feathers';
 
@@ -103,6 +104,7 @@ serveChild(async () => {
     addExportBaseline(baselineApp, pool);
     addRelationBaseline(baselineApp, pool);
     addTreeBaseline(baselineApp, pool);
+    addAggregateBaseline(baselineApp, pool);
     closeBaseline = () => pool.end();
   } else {
     const client = await MongoClient.connect(uri);
