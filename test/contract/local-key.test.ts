@@ -79,6 +79,25 @@ forEachDriver('local key, empty pivotColumns, required fields without a schema',
     expect(titles((await req().get(`${API}/shelves/${a.id}/books`)).body.data)).to.deep.equal(['Four', 'One', 'Two']);
   });
 
+  it('the relation export lists the parent\'s books through the localKey', async () => {
+    const res = await req()
+      .get(`${API}/shelves/${a.id}/books/export/excel`)
+      .query({ columns: 'title', orderby: JSON.stringify([{ title: 'asc' }]) })
+      .buffer(true)
+      .parse(((stream: NodeJS.ReadableStream, done: (err: Error | null, body: Buffer) => void) => {
+        const chunks: Buffer[] = [];
+        stream.on('data', (c: Buffer) => chunks.push(c));
+        stream.on('end', () => done(null, Buffer.concat(chunks)));
+      }) as never);
+    expect(res.status).to.equal(200);
+    const ExcelJS = (await import('exceljs')).default;
+    const workbook = new ExcelJS.Workbook();
+    await workbook.xlsx.load(res.body as unknown as ArrayBuffer);
+    const rows: unknown[][] = [];
+    workbook.worksheets[0].eachRow((row) => rows.push((row.values as unknown[]).slice(1)));
+    expect(rows).to.deep.equal([['title'], ['One'], ['Two']]);
+  });
+
   it('pivotColumns: [] accepts every pivot column (the spec: empty means all)', async () => {
     const label = await create('labels', { name: 'red' });
     const attach = await req().post(`${API}/shelves/${a.id}/labels/attach`).query({ _scenario: 'attach' }).send({ label_id: label.id, position: 3, note: 'kept' });
