@@ -80,6 +80,8 @@ export function exampleResources(models: MongoModels | SqlModels, driver: Driver
       // writable only by holders of the role; `cost` is also readable only by admin and editor (auth.ts grants)
       fieldsByRole: { admin: ['featured', 'status', 'cost'], editor: ['status'] },
       validation: product,
+      // decision 58: a product is written with its reviews and its tags (pivot position and note) in one request
+      nestedWrites: ['reviews', 'tags'],
     },
     {
       name: 'reviews',

@@ -47,4 +47,16 @@ export interface ResourceDeclaration<M = unknown> extends ModelDeclaration<M> {
   cache?: ResourceCacheSettings;
   /** Driver to use; detected from the model when absent. */
   driver?: Driver;
+  /**
+   * Relations written together with the record in one request (decisions 58-59): hasMany and
+   * belongsToMany relations by name, e.g. `['reviews', 'tags']`. The object form narrows the
+   * pivot columns a nested link may write (default: every pivot column the relation declares).
+   */
+  nestedWrites?: Array<string | NestedWriteDeclaration>;
+}
+
+/** One relation opted in to nested writes, with the pivot columns its links may write. */
+export interface NestedWriteDeclaration {
+  relation: string;
+  pivotColumns?: string[];
 }

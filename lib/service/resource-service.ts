@@ -20,6 +20,7 @@ import { checkValues } from './check-values';
 import { listEnvelope, type ListEnvelope } from './envelopes';
 import { aggregateEnvelope, planAggregate, runAggregateOn, type AggregateEnvelope, type PlannedAggregate } from './aggregate';
 import { runHook } from './hooks';
+import { NestedWrites } from './nested/nested-writes';
 import type { QueryPipeline } from './query-pipeline';
 import { byIdsQuery, inIdOrder } from './read-by-ids';
 import { plainObject, readIdList, readStoreBody } from './read-body';
@@ -63,7 +64,7 @@ function stamp(record: Record<string, unknown>, stamped: Record<string, unknown>
 const AFTER_HOOK = { list: 'afterList', show: 'afterShow', create: 'afterCreate', update: 'afterUpdate' } as const;
 
 /** What checking a request's records needs, looked up once per request. */
-interface WriteRules {
+export interface WriteRules {
   schema: ObjectSchema<AnyObject> | undefined;
   /** Fields the caller's roles may not write. */
   prohibited: ReadonlySet<string>;
@@ -92,11 +93,19 @@ export interface BulkWriteResult {
 export class ResourceService {
   constructor(
     readonly entry: ResourceEntry,
-    private readonly registry: Registry,
-    private readonly config: RestConfig,
+    readonly registry: Registry,
+    readonly config: RestConfig,
     private readonly log: Loggers,
-    private readonly pipeline: QueryPipeline,
+    readonly pipeline: QueryPipeline,
   ) {}
+
+  /** Nested writes of the relations this resource opts in (decision 58), set once every service exists. */
+  private nested: NestedWrites | null = null;
+
+  /** Resolves `nestedWrites` (start-up errors name the key); `serviceOf` finds the related resources' services. */
+  enableNestedWrites(serviceOf: (model: string) => ResourceService | undefined): void {
+    this.nested = new NestedWrites(this, serviceOf);
+  }
 
   get name(): string {
     return this.entry.info.name;
@@ -212,6 +221,7 @@ export class ResourceService {
 
   async store(body: unknown, ctx: RequestContext, scope: WriteScope = {}): Promise<WriteResult | BulkWriteResult> {
     const { items, many } = readStoreBody(body, this.name);
+    if (this.nested?.applies(items, scope)) return this.nested.store(items, many, ctx);
     return this.storeItems(items, many, ctx, scope);
   }
 
@@ -288,6 +298,7 @@ export class ResourceService {
   }
 
   async update(rawId: string, body: unknown, ctx: RequestContext, scope: WriteScope = {}): Promise<WriteResult> {
+    if (this.nested?.applies([body], scope)) return this.nested.update(rawId, body, ctx);
     const id = this.parseIdOr404(rawId, scope);
     const [prepared] = await this.prepare([plainObject(body ?? {}, 'The request body')], 'update', () => '', ctx, scope.forced);
     const [item] = await runHook(this.hooks.beforeUpdate, [{ id, changes: prepared }], ctx);
@@ -299,6 +310,7 @@ export class ResourceService {
         if (existing.length === 0) throw scope.notFound?.([rawId]) ?? this.notFound(rawId);
         await this.assertOwned([id], 'update', ctx, tx);
         if (Object.keys(item.changes).length > 0) await this.driver.update(this.name, [item], tx);
+        await scope.within?.(tx, [id]);
         await this.assertNoCycle([item], tx, () => '');
         return this.reload([id], tx, ctx);
       }),
@@ -517,7 +529,7 @@ export class ResourceService {
   }
 
   /** Fillable attributes, validated and cast, belongsTo references checked; 422 with every error. */
-  private async prepare(items: unknown[], mode: 'create' | 'update', prefix: (index: number) => string, ctx: RequestContext, forced: Record<string, unknown> = {}): Promise<Record<string, unknown>[]> {
+  async prepare(items: unknown[], mode: 'create' | 'update', prefix: (index: number) => string, ctx: RequestContext, forced: Record<string, unknown> = {}): Promise<Record<string, unknown>[]> {
     const errors: FieldErrors = {};
     const records = await this.prepareRange(items, 0, items.length, prefix, this.writeRules(mode, ctx, forced), errors);
     await this.db(() => checkReferences(this.entry, this.registry, records, (i, field) => `${prefix(i)}${field}`, errors));
@@ -526,7 +538,7 @@ export class ResourceService {
   }
 
   /** What checking one request's records needs, looked up once per request. */
-  private writeRules(mode: 'create' | 'update', ctx: RequestContext, forced: Record<string, unknown>): WriteRules {
+  writeRules(mode: 'create' | 'update', ctx: RequestContext, forced: Record<string, unknown>): WriteRules {
     const { info, declaration } = this.entry;
     return {
       // yup's own schema behind the published structural type (YupLikeSchema)
@@ -541,7 +553,7 @@ export class ResourceService {
    * Items `from` to `to` (exclusive) checked and cast: fillable fields, values against the model,
    * the schema; errors keyed by each item's own index. References are checked by the caller.
    */
-  private async prepareRange(items: unknown[], from: number, to: number, prefix: (index: number) => string, rules: WriteRules, errors: FieldErrors): Promise<Record<string, unknown>[]> {
+  async prepareRange(items: unknown[], from: number, to: number, prefix: (index: number) => string, rules: WriteRules, errors: FieldErrors): Promise<Record<string, unknown>[]> {
     const { info } = this.entry;
     const records: Record<string, unknown>[] = [];
     for (let index = from; index < to; index += 1) {
