@@ -6,6 +6,15 @@ export function versionKey(prefix: string, model: string): string {
 }
 
 /**
+ * `<prefix>:v1:epoch`: a counter every entry key includes. Bumped when the cache comes back after
+ * an outage (read-cache.ts): versions bumps that could not reach the store meanwhile would
+ * otherwise let entries made before those writes be served again.
+ */
+export function epochKey(prefix: string): string {
+  return `${prefix}:v1:epoch`;
+}
+
+/**
  * `<prefix>:v1:<hash>` over everything that can change the answer (spec rule 1): operation,
  * model, route, HTTP method, the canonical query (after scopes and transforms, so equal queries
  * share an entry), vary headers, the user, and the version of every model the read touches.

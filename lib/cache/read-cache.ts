@@ -4,7 +4,7 @@ import { toJson } from '../http/serialize';
 import type { Loggers } from '../log/logger';
 import { toBoolean } from '../query/read-boolean';
 import { modelsRead } from '../query/walk';
-import { entryKey, etagOf, matchesTag, versionKey } from './cache-key';
+import { entryKey, epochKey, etagOf, matchesTag, versionKey } from './cache-key';
 import { MemoryStore } from './memory-store';
 import type { CacheSettings, ResourceCacheSettings } from './settings';
 import type { CacheEntry, CacheStore } from './store';
@@ -14,11 +14,21 @@ import type { CacheEntry, CacheStore } from './store';
  * 304 on a matching `If-None-Match` before any database work when the entry is cached, single
  * flight for concurrent misses, versions bumped after commits. A failing store never fails a
  * request (decision 43): reads go to the database and one line is logged per outage.
+ *
+ * A circuit around the store: every call is bounded (`timeoutMs`); a call that fails or takes
+ * longer opens it, and while open the cache is not used at all (reads are misses from the
+ * database, writes skip their version bumps). After `retryMs` one call tries the store again by
+ * bumping the epoch, which every entry key includes: entries made before the outage are never
+ * served again, since a write during it could not bump its models' versions. Only when that bump
+ * succeeds is the cache used again.
  */
 export class ReadCache {
   readonly store: CacheStore;
   private readonly inflight = new Map<string, Promise<CacheEntry>>();
   private down = false;
+  /** While down: when the store may be tried again. */
+  private retryAt = 0;
+  private probing: Promise<boolean> | null = null;
 
   constructor(
     readonly settings: CacheSettings,
@@ -61,7 +71,7 @@ export class ReadCache {
     if (this.bypassed(input)) return this.reply(await this.fill(null, run, 0), input, 'bypass');
 
     const models = modelsRead(read.query, this.targetOf);
-    const versions = await this.guard(() => this.store.versions(models.map((m) => versionKey(this.settings.prefix, m))), null);
+    const versions = await this.guard(() => this.store.versions([epochKey(this.settings.prefix), ...models.map((m) => versionKey(this.settings.prefix, m))]), null);
     if (!versions) return this.reply(await this.fill(null, run, 0), input, 'miss');
     const vary = own?.varyHeaders ?? this.settings.varyHeaders;
     const key = entryKey(this.settings.prefix, {
@@ -76,7 +86,8 @@ export class ReadCache {
       // what the caller may read depends on their roles, which can change between requests
       roles: [...input.ctx.roles].sort(),
       superuser: input.ctx.user?.is_superuser === true,
-      versions: Object.fromEntries(models.map((m, i) => [m, versions[i]])),
+      epoch: versions[0],
+      versions: Object.fromEntries(models.map((m, i) => [m, versions[i + 1]])),
     });
     const cached = await this.guard(() => this.store.get(key), null);
     if (cached) return this.reply(cached, input, 'hit');
@@ -133,21 +144,67 @@ export class ReadCache {
     return this.settings.ttlByMethod[read.method] ?? this.settings.ttl;
   }
 
-  /** Runs a store call; on failure logs once per outage and answers `fallback`. */
+  /** True while the circuit is open (the store failed and has not answered again yet). */
+  get isDown(): boolean {
+    return this.down;
+  }
+
+  /**
+   * Runs a store call within `timeoutMs`; on failure or time-out opens the circuit (logged once
+   * per outage) and answers `fallback`. While open, answers `fallback` without asking the store,
+   * except for one recovery attempt every `retryMs`.
+   */
   private async guard<T, F>(work: () => Promise<T>, fallback: F): Promise<T | F> {
+    if (this.down && !(await this.recovered())) return fallback;
     try {
-      const value = await work();
-      if (this.down) {
-        this.down = false;
-        this.log.app.info('read cache: the store answers again');
-      }
-      return value;
+      return await this.bounded(work());
     } catch (error) {
-      if (!this.down) {
-        this.down = true;
-        this.log.app.warn('read cache: the store failed; serving from the database until it is back', { error: (error as Error).message });
-      }
+      this.fail(error);
       return fallback;
     }
+  }
+
+  /** A store call bounded by `timeoutMs`; its late outcome is ignored. */
+  private bounded<T>(call: Promise<T>): Promise<T> {
+    const ms = this.settings.timeoutMs;
+    if (!ms || ms <= 0) return call;
+    let timer: NodeJS.Timeout | undefined;
+    call.catch(() => undefined);
+    return Promise.race([
+      call,
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`the cache store did not answer within ${ms} ms`)), ms);
+      }),
+    ]).finally(() => clearTimeout(timer));
+  }
+
+  private fail(error: unknown): void {
+    this.retryAt = Date.now() + this.settings.retryMs;
+    if (!this.down) {
+      this.down = true;
+      this.log.app.warn('read cache: the store failed; serving from the database until it is back', { error: (error as Error).message });
+    }
+  }
+
+  /** While down: at most one attempt per `retryMs` to bump the epoch; true once it succeeded. */
+  private recovered(): Promise<boolean> {
+    if (!this.down) return Promise.resolve(true);
+    if (this.probing) return this.probing;
+    if (Date.now() < this.retryAt) return Promise.resolve(false);
+    this.probing = (async () => {
+      try {
+        // entries made before the outage die with the epoch: versions bumps may have been lost meanwhile
+        await this.bounded(this.store.bump([epochKey(this.settings.prefix)]));
+        this.down = false;
+        this.log.app.info('read cache: the store answers again; entries made before the outage are dropped');
+        return true;
+      } catch {
+        this.retryAt = Date.now() + this.settings.retryMs;
+        return false;
+      } finally {
+        this.probing = null;
+      }
+    })();
+    return this.probing;
   }
 }

@@ -16,6 +16,9 @@ export class RedisStore implements CacheStore {
     this.client = createClient({
       url,
       disableOfflineQueue: true,
+      // a stalled Redis (the read cache gives up on each call after its own short timeout) never
+      // piles up more than this many commands in the client
+      commandsQueueMaxLength: 1000,
       socket: { connectTimeout: 1000, reconnectStrategy: (retries) => Math.min(100 * 2 ** retries, 2000) },
     });
     // errors surface on the commands that fail; the event only keeps them from crashing the process
@@ -58,7 +61,13 @@ export class RedisStore implements CacheStore {
     await multi.exec();
   }
 
+  /** QUIT, or the socket destroyed when Redis does not answer it within a second (a stalled server). */
   async close(): Promise<void> {
-    if (this.client.isOpen) await this.client.quit().catch(() => this.client.destroy());
+    if (!this.client.isOpen) return;
+    let timer: NodeJS.Timeout | undefined;
+    const quit = this.client.quit().then(() => true, () => false);
+    const answered = await Promise.race([quit, new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), 1000)))]);
+    clearTimeout(timer);
+    if (!answered && this.client.isOpen) this.client.destroy();
   }
 }

@@ -21,6 +21,10 @@ export interface CacheSettings {
   /** Memory store bounds: entries and bytes (REST_CACHE_MAX_ENTRIES, REST_CACHE_MAX_BYTES). */
   maxEntries: number;
   maxBytes: number;
+  /** REST_CACHE_TIMEOUT_MS (250): the longest a store call may take; past it the store counts as down. */
+  timeoutMs: number;
+  /** REST_CACHE_RETRY_MS (2000): while down, how long before the store is tried again. */
+  retryMs: number;
 }
 
 /** Per-resource overrides on the declaration (`cache: false` turns it off for the resource). */
@@ -45,6 +49,8 @@ export function cacheSettingsFromEnv(overrides: Partial<CacheSettings> = {}): Ca
     redisUrl: process.env.REDIS_URL,
     maxEntries: int('REST_CACHE_MAX_ENTRIES', 10_000),
     maxBytes: int('REST_CACHE_MAX_BYTES', 64 * 1024 * 1024),
+    timeoutMs: int('REST_CACHE_TIMEOUT_MS', 250),
+    retryMs: int('REST_CACHE_RETRY_MS', 2000),
     ...overrides,
   };
 }
