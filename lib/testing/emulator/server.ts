@@ -9,12 +9,17 @@ import { resolveTransaction, snapshotReadAt } from './commands/transactions';
 import { HeldByTransaction, Scope, type Transaction } from './transactions';
 import type { Doc } from './values';
 import { encodeReply, parseMessage, splitMessages, type Request } from './wire';
+import { injectedError, withWriteConcernError, type FailCommandEffect } from './fail-point';
 
 /** Commands that must not be run inside a transaction on the server either. */
 const TXN_CONTROL = new Set(['commitTransaction', 'abortTransaction']);
 
-/** One attempt at a command: its reply, or the transaction a non-transactional write must wait for. */
-function attempt(state: EmulatorState, request: Request, connectionId: number): Doc | HeldByTransaction {
+/**
+ * One attempt at a command: its reply, or the transaction a non-transactional write must wait for.
+ * `injected` (a failCommand fail point's errorCode) fails the command once its session fields are
+ * resolved, before it runs, aborting its transaction as any command error does.
+ */
+function attempt(state: EmulatorState, request: Request, connectionId: number, injected?: CommandError): Doc | HeldByTransaction {
   const { command: cmd, db } = request;
   const name = Object.keys(cmd)[0] ?? '';
   const handler = Object.prototype.hasOwnProperty.call(commands, name) ? commands[name] : undefined;
@@ -30,6 +35,7 @@ function attempt(state: EmulatorState, request: Request, connectionId: number): 
     const sessionKey = sessionKeyOf(cmd.lsid);
     // session and transaction checks fail the command without touching the session's transaction
     txn = resolveTransaction(state, cmd, name, sessionKey);
+    if (injected) throw injected;
     const readAt = snapshotReadAt(state, cmd, name);
     scope = new Scope(state.store, state.txns, txn && txn.state === 'active' ? txn : undefined, readAt);
     const reply = handler({ state, db, cmd, scope, connectionId, sessionKey, txn });
@@ -70,6 +76,18 @@ export function run(state: EmulatorState, request: Request, connectionId: number
   const parts = slices(request);
   if (parts) return runSlices(parts, (part) => runWhole(state, part, connectionId));
   return runWhole(state, request, connectionId);
+}
+
+/** A command under a triggered failCommand fail point (fail-point.ts); null: close the connection without a reply. */
+export async function runFailing(state: EmulatorState, request: Request, connectionId: number, effect: FailCommandEffect): Promise<Doc | null> {
+  if (effect.blockTimeMS !== undefined && effect.blockTimeMS > 0) await new Promise((resolve) => setTimeout(resolve, effect.blockTimeMS));
+  if (effect.closeConnection) return null;
+  if (effect.errorCode !== undefined) {
+    const reply = attempt(state, request, connectionId, injectedError(effect, request.command, state.processId));
+    return reply instanceof HeldByTransaction ? reply.toReply() : reply;
+  }
+  const reply = await run(state, request, connectionId);
+  return effect.writeConcernError ? withWriteConcernError(reply, effect, request.command) : reply;
 }
 
 function runWhole(state: EmulatorState, request: Request, connectionId: number): Doc | Promise<Doc> {
@@ -160,9 +178,13 @@ export async function listen(state: EmulatorState): Promise<RunningServer> {
           socket.destroy();
           return;
         }
-        let result: Doc | Promise<Doc>;
+        let result: Doc | Promise<Doc | null>;
         try {
-          result = run(state, request, connectionId);
+          // the handshake names the application (a fail point's appName); then the fail point
+          const name = Object.keys(request.command)[0];
+          if (name === 'hello' || name === 'isMaster' || name === 'ismaster') state.failPoints.noteHandshake(connectionId, request.command);
+          const effect = state.failPoints.trigger(request.command, connectionId);
+          result = effect ? runFailing(state, request, connectionId, effect) : run(state, request, connectionId);
         } catch (err) {
           result = toCommandError(err).toReply();
         }
@@ -173,6 +195,10 @@ export async function listen(state: EmulatorState): Promise<RunningServer> {
             .then((reply) => {
               waiting = false;
               if (socket.destroyed) return;
+              if (reply === null) {
+                socket.destroy(); // closeConnection: no reply, as a server whose connection dropped
+                return;
+              }
               respond(request, reply);
               pump();
             });
@@ -240,7 +266,10 @@ export async function listen(state: EmulatorState): Promise<RunningServer> {
       }
     };
     socket.on('error', () => socket.destroy());
-    socket.on('close', () => sockets.delete(socket));
+    socket.on('close', () => {
+      sockets.delete(socket);
+      state.failPoints.forgetConnection(connectionId);
+    });
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

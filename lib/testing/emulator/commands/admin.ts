@@ -12,6 +12,11 @@ export const adminCommands: Record<string, Handler> = {
     ctx.state.txns.abortAll();
     return { ok: 1 };
   },
+  // mongod with enableTestCommands: the failCommand fail point (fail-point.ts), admin database only
+  configureFailPoint: (ctx) => {
+    if (ctx.db !== 'admin') throw new CommandError('Unauthorized', 'configureFailPoint may only be run against the admin database.');
+    return ctx.state.failPoints.configure(ctx.cmd);
+  },
   createSearchIndexes: atlasOnly,
   updateSearchIndex: atlasOnly,
   dropSearchIndex: atlasOnly,

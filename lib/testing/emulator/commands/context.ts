@@ -8,12 +8,15 @@ import { indexProbe } from '../by-id';
 import { isView, viewDocuments } from '../views';
 import type { LookupSource } from '../lookup';
 import { serverProfile, type ServerProfile } from '../profile';
+import { FailPoints } from '../fail-point';
 
 /** Everything one emulator instance owns; all state is in memory and per instance. */
 export class EmulatorState {
   readonly store = new Store();
   readonly txns = new TransactionManager(this.store);
   readonly cursors = new CursorRegistry();
+  /** configureFailPoint's failCommand (fail-point.ts). */
+  readonly failPoints = new FailPoints();
   readonly processId = new ObjectId();
   readonly startedAt = new Date();
   host = '127.0.0.1:0';
