@@ -269,6 +269,18 @@ export class ContractContext {
     );
   }
 
+  /**
+   * A unique index the example app does not declare (`reviews (product_id, comment)`), straight in
+   * the database, to make a write fail in the database midway; `drop` removes it.
+   */
+  async uniqueIndex(table: string, columns: string[], drop = false): Promise<void> {
+    const name = `test_unique_${table}_${columns.join('_')}`;
+    await this.direct(
+      (client) => client.query(drop ? `DROP INDEX IF EXISTS "${name}"` : `CREATE UNIQUE INDEX "${name}" ON "${table}" (${columns.map((c) => `"${c}"`).join(', ')})`),
+      (db) => (drop ? db.collection(table).dropIndex(name) : db.collection(table).createIndex(Object.fromEntries(columns.map((c) => [c, 1])), { unique: true, name })),
+    );
+  }
+
   /** Runs work on the app's database without the API (a pg client, or the MongoDB database and an ObjectId maker). */
   private async direct(
     sql: (client: import('pg').Client) => Promise<unknown>,
