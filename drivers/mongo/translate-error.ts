@@ -20,7 +20,44 @@ interface ErrorLike {
 const CONNECTION_ERRORS = new Set([
   'MongoNetworkError', 'MongoNetworkTimeoutError', 'MongoServerSelectionError', 'MongoTopologyClosedError',
   'MongoNotConnectedError', 'MongoServerClosedError', 'MongoPoolClosedError', 'MongooseServerSelectionError',
+  'MongoPoolClearedError', 'MongoWaitQueueTimeoutError',
 ]);
+
+/**
+ * Server answers meaning "no primary to serve this now": an election, a step-down, a shutdown,
+ * a node that is not (or no longer) the primary, a host it could not reach. The driver retries
+ * reads and retryable writes once on them itself; what is still left is the database being
+ * unavailable (503 connection_error), never a 500.
+ */
+const UNAVAILABLE_CODES = new Set([
+  6, // HostUnreachable
+  7, // HostNotFound
+  89, // NetworkTimeout
+  91, // ShutdownInProgress
+  189, // PrimarySteppedDown
+  9001, // SocketException
+  10107, // NotWritablePrimary
+  11600, // InterruptedAtShutdown
+  11602, // InterruptedDueToReplStateChange
+  13435, // NotPrimaryNoSecondaryOk
+  13436, // NotPrimaryOrSecondary
+  10058, // LegacyNotPrimary
+  133, // FailedToSatisfyReadPreference
+]);
+const UNAVAILABLE_NAMES = new Set([
+  'HostUnreachable', 'HostNotFound', 'NetworkTimeout', 'ShutdownInProgress', 'PrimarySteppedDown', 'SocketException',
+  'NotWritablePrimary', 'NotMaster', 'InterruptedAtShutdown', 'InterruptedDueToReplStateChange', 'NotPrimaryNoSecondaryOk',
+  'NotMasterNoSlaveOk', 'NotPrimaryOrSecondary', 'NotMasterOrSecondary', 'LegacyNotPrimary', 'FailedToSatisfyReadPreference',
+]);
+
+/** A server error (or a write concern error inside a write result) of the unavailable kind. */
+function isUnavailableAnswer(e: ErrorLike, depth = 0): boolean {
+  if (depth > 4) return false;
+  if ((typeof e.code === 'number' && UNAVAILABLE_CODES.has(e.code)) || (typeof e.codeName === 'string' && UNAVAILABLE_NAMES.has(e.codeName))) return true;
+  const concern = (e as { writeConcernError?: unknown }).writeConcernError ?? (e.errorResponse as { writeConcernError?: unknown } | undefined)?.writeConcernError;
+  if (concern && typeof concern === 'object' && isUnavailableAnswer(concern as ErrorLike, depth + 1)) return true;
+  return !!e.cause && typeof e.cause === 'object' && isUnavailableAnswer(e.cause as ErrorLike, depth + 1);
+}
 
 /**
  * A lost or refused connection, however it is wrapped: a bulk write carries the network error as
@@ -33,7 +70,7 @@ function isConnectionError(error: unknown, depth = 0): boolean {
   }
   const e = error as ErrorLike;
   if (typeof e.name === 'string' && CONNECTION_ERRORS.has(e.name)) return true;
-  if (typeof e.message === 'string' && /ECONNREFUSED|ECONNRESET|buffering timed out|connection .*closed|client (was|is) closed|topology is closed/i.test(e.message)) {
+  if (typeof e.message === 'string' && /ECONNREFUSED|ECONNRESET|buffering timed out|connection .*closed|client (was|is) closed|topology is closed|Server selection timed out/i.test(e.message)) {
     return true;
   }
   return isConnectionError(e.cause, depth + 1);
@@ -109,10 +146,10 @@ export function translateMongoError(error: unknown): DatabaseErrorInfo | null {
     return { type: 'validation_error', errors };
   }
   if (name === 'CastError') return typeof e.path === 'string' ? { type: 'bad_request', field: e.path } : { type: 'bad_request' };
-  if (isConnectionError(e)) return { type: 'connection_error' };
+  if (isConnectionError(e) || isUnavailableAnswer(e)) return { type: 'connection_error' };
   // mongoose's withTransaction already retried it: what is left is a conflict the caller may retry
   if (e.codeName === 'WriteConflict' || e.code === 112) return { type: 'conflict' };
-  if (e.codeName === 'MaxTimeMSExpired' || e.code === 50) return { type: 'timeout' };
+  if (e.codeName === 'MaxTimeMSExpired' || e.code === 50 || e.codeName === 'ExceededTimeLimit' || e.code === 262) return { type: 'timeout' };
   // a result document over the BSON limit (a cursor reply, a $lookup's array, a $facet page): the
   // request asked for too much at once, which its sender can change
   if (e.codeName === 'BSONObjectTooLarge' || e.code === 10334 || e.code === 4568 || e.code === 4031700) {

@@ -10,7 +10,20 @@ interface PgLike {
 }
 
 const BAD_REQUEST = new Set(['22P02', '22003', '22007', '22008', '23514', '22001', '22021', '2201X', '2201W', '22023']);
-const CONNECTION_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'ENOTFOUND', 'EHOSTUNREACH', 'EPIPE', '57P01', '57P02', '57P03']);
+/**
+ * "The database is unavailable" (503 connection_error): a refused, reset, timed-out or closed
+ * socket, a server shutting down or restarting (57P01 admin_shutdown, 57P02 crash_shutdown,
+ * 57P03 cannot_connect_now, 57P05 idle_session_timeout), too many connections (53300), and every
+ * class 08 code (08006 connection_failure, 08003 connection_does_not_exist, 08001 ...).
+ */
+const CONNECTION_CODES = new Set([
+  'ECONNREFUSED', 'ECONNRESET', 'ECONNABORTED', 'ETIMEDOUT', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN', 'EPIPE',
+  '57P01', '57P02', '57P03', '57P05', '53300',
+]);
+/** Sequelize's connection error classes (refused, timed out, pool acquire time-out, host errors). */
+const CONNECTION_NAMES = /Connection(Refused|TimedOut|Acquire|AcquireTimeout|)Error|HostNotFound|HostNotReachable|InvalidConnection|AccessDenied/;
+/** pg's own texts for a lost, closed or never-made connection (no code on these). */
+const CONNECTION_TEXTS = /Connection terminated|connection .*closed|ECONNREFUSED|ECONNRESET|not queryable|timeout exceeded when trying to connect|Client was closed|Cannot use a pool after calling end/i;
 
 /** The error and what it wraps (Sequelize: `parent`/`original`; also `cause`). */
 function chainOf(error: unknown): PgLike[] {
@@ -66,10 +79,11 @@ export function translateSqlError(error: unknown, tables: ModelMap): DatabaseErr
   // statement_timeout / lock_timeout / a cancelled statement
   if (code === '57014' || code === '55P03') return { type: 'timeout' };
   if (BAD_REQUEST.has(code)) return withField('bad_request', fieldOf(tables, pg?.table, typeof pg?.column === 'string' ? pg.column : undefined));
-  if (code.startsWith('08') || CONNECTION_CODES.has(code) || /Connection(Refused|Timed|Acquire|AcquireTimeout|)Error|HostNotFound|HostNotReachable|InvalidConnection|AccessDenied/.test(name)) {
-    return { type: 'connection_error' };
-  }
-  if (chainOf(error).some((e) => /Connection terminated|connection .*closed|ECONNREFUSED/i.test(String(e.message ?? '')))) return { type: 'connection_error' };
+  if (code.startsWith('08') || CONNECTION_CODES.has(code) || CONNECTION_NAMES.test(name)) return { type: 'connection_error' };
+  const chain = chainOf(error);
+  if (chain.some((e) => CONNECTION_NAMES.test(String((e as { name?: unknown }).name ?? '')) || CONNECTION_TEXTS.test(String(e.message ?? '')))) return { type: 'connection_error' };
+  // pg's client-side query_timeout: the server did not answer in time (a stalled server)
+  if (chain.some((e) => /Query read timeout/.test(String(e.message ?? '')))) return { type: 'timeout' };
   if (name === 'SequelizeValidationError') {
     const errors: Record<string, string[]> = {};
     for (const item of (error as { errors?: { path?: string | null; message?: string }[] }).errors ?? []) {
