@@ -55,6 +55,8 @@ export interface ProductCreate {
   "description"?: string | null;
   "featured"?: boolean;
   "category_id"?: string | null;
+  "reviews"?: Array<{ "user_id"?: string | null; "rating": number; "comment"?: string | null }>;
+  "tags"?: Array<string | { "id": string; "position"?: number | null; "note"?: string | null }>;
 }
 
 export interface ProductUpdate {
@@ -67,6 +69,8 @@ export interface ProductUpdate {
   "description"?: string | null;
   "featured"?: boolean;
   "category_id"?: string | null;
+  "reviews"?: { "create"?: Array<{ "user_id"?: string | null; "rating": number; "comment"?: string | null }>; "update"?: Array<{ "user_id"?: string | null; "rating"?: number; "comment"?: string | null; "id": string }>; "delete"?: Array<string> };
+  "tags"?: Array<string | { "id": string; "position"?: number | null; "note"?: string | null }> | { "attach"?: Array<string | { "id": string; "position"?: number | null; "note"?: string | null }>; "detach"?: Array<string>; "sync"?: Array<string | { "id": string; "position"?: number | null; "note"?: string | null }> };
 }
 
 export interface Review {

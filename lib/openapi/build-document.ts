@@ -2,6 +2,7 @@ import { ERROR_STATUS } from '../errors/catalogue';
 import type { RouteDefinition, RouteTable } from '../http/routes';
 import type { Registry } from '../resource/registry';
 import { idSchema, recordSchema, writeSchema, type JsonSchema } from './json-schema';
+import { addNestedSchemas } from './nested-schemas';
 import { jsonResponse, operationShape, schemaRef } from './operations';
 import { QUERY_SCHEMAS, parameterComponents, parameterRef } from './parameters';
 
@@ -129,6 +130,7 @@ export function buildOpenApi(table: RouteTable, registry: Registry, options: Ope
     schemas[`${name}Create`] = writeSchema(entry.info, entry.declaration.validation?.create, off);
     schemas[`${name}Update`] = writeSchema(entry.info, entry.declaration.validation?.update, off);
     delete (schemas[`${name}Update`] as { required?: unknown }).required;
+    addNestedSchemas(entry, registry, schemas[`${name}Create`], schemas[`${name}Update`], hidden);
   }
 
   const paths: Record<string, Record<string, JsonSchema>> = {};
