@@ -16,7 +16,9 @@ interface ConnectionManager {
 }
 
 /** Socket failures after which Sequelize itself retires a connection (its postgres query.js). */
-const BROKEN = /ECONNRESET|Connection terminated|Query read timeout/;
+const BROKEN = /ECONNRESET|Connection terminated|Query read timeout|not queryable/;
+/** SQLSTATEs after which the server has closed the connection (shutdown, connection failure). */
+const CLOSED = new Set(['ECONNRESET', 'EPIPE', '57P01', '57P02', '57P05', '08006', '08003']);
 
 /** A pool connection held for every statement of one read (`withLease`). */
 export interface Lease {
@@ -31,7 +33,7 @@ function managerOf(sequelize: Sequelize): ConnectionManager {
 }
 
 function retireIfBroken(client: PgClient, error: unknown): void {
-  if (BROKEN.test(String((error as { message?: unknown }).message ?? '')) || (error as { code?: unknown }).code === 'ECONNRESET') client._invalid = true;
+  if (BROKEN.test(String((error as { message?: unknown }).message ?? '')) || CLOSED.has(String((error as { code?: unknown }).code))) client._invalid = true;
 }
 
 /**

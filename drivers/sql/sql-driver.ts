@@ -82,8 +82,26 @@ export class SqlDriver extends ConnectionDriver<Sequelize> implements Driver {
   async list(query: ListQuery, tx?: Transaction): Promise<ListResult> {
     const plan = this.compile(query);
     const t = this.tx(tx);
-    const budget = query.loadLimit === undefined ? null : { limit: query.loadLimit, left: query.loadLimit };
-    return t ? this.listOn(plan, t, budget) : withLease(this.db(), (lease) => this.listOn(plan, lease, budget));
+    const budget = () => (query.loadLimit === undefined ? null : { limit: query.loadLimit, left: query.loadLimit });
+    if (t) return this.listOn(plan, t, budget());
+    try {
+      return await withLease(this.db(), (lease) => this.listOn(plan, lease, budget()));
+    } catch (error) {
+      // a read outside a transaction writes nothing: one more try on a fresh connection when the
+      // one it had was lost (a pooled connection to a restarted server, a reset mid-query)
+      if (!this.lostConnection(error)) throw error;
+      return withLease(this.db(), (lease) => this.listOn(plan, lease, budget()));
+    }
+  }
+
+  /**
+   * A connection lost under a statement (retried once for reads): not a refused connect or a pool
+   * acquire time-out, where another try would only wait as long again.
+   */
+  private lostConnection(error: unknown): boolean {
+    if (this.translateError(error)?.type !== 'connection_error') return false;
+    const text = `${String((error as { name?: unknown }).name ?? '')} ${String((error as { message?: unknown }).message ?? '')} ${String((error as { code?: unknown }).code ?? '')}`;
+    return !/Acquire|Refused|ECONNREFUSED|TimedOut|HostNot|AccessDenied|53300|57P03/.test(text);
   }
 
   private async listOn(plan: CompiledList, t: Target, budget: LoadBudget | null = null): Promise<ListResult> {

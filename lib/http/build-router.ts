@@ -6,7 +6,7 @@ import { parseQueryString, rawQueryOf } from '../query/parse-query-string';
 import { routeParams } from '../query/route-params';
 import { ApiError, BadRequestError } from '../errors';
 import type { RequestContext } from '../service/request-context';
-import { contextOf } from './request-context-middleware';
+import { abortRequest, contextOf } from './request-context-middleware';
 import { Reply, type RouteDefinition, type RouteTable } from './routes';
 import { dropConditionsOnBypass, sendJson } from './send-json';
 import { serialize, toJson } from './serialize';
@@ -26,7 +26,6 @@ function handler(route: RouteDefinition, options: RouterOptions): RequestHandler
   return async (req: Request, res: Response): Promise<void> => {
     const ctx = contextOf(res);
     let result: unknown;
-    let timer: NodeJS.Timeout | undefined;
     try {
       // read from the URL, so bracket notation means the same whatever the app's `query parser` (decision 64)
       const query = parseQueryString(rawQueryOf(req.url));
@@ -35,23 +34,17 @@ function handler(route: RouteDefinition, options: RouterOptions): RequestHandler
       const params = mergeParams(query, req.body);
       // bounded before anything recurses into client values (JSON-encoded ones are bounded when decoded)
       checkDepth(params, req.body);
-      const work = route.handler({ req, res, ctx, params });
-      if (route.answers === 'stream' || !options.deadlineMs) result = await work;
-      else {
-        // the deadline answers for the request; the database's own time limits end the work behind it
-        work.catch(() => undefined);
-        const deadline = new Promise<never>((_, reject) => {
-          timer = setTimeout(() => reject(new ApiError('timeout', `The request took longer than ${options.deadlineMs} ms; try again later.`)), options.deadlineMs);
-        });
-        result = await Promise.race([work, deadline]);
-      }
+      // the request deadline (armed in `run`) answers for a slow route; the work goes on to its
+      // end behind it, so what it commits is still followed by the cache bump below
+      result = await route.handler({ req, res, ctx, params });
     } finally {
-      clearTimeout(timer);
       // also when a hook failed after a commit: what was written is written
       const after = options.beforeRespond?.(ctx);
       if (after) await after;
     }
     if (route.answers === 'stream') return;
+    // the deadline answered already (503 timeout): the late result has no one to go to
+    if (res.headersSent || deadlinePassed(res)) return;
     if (!(result instanceof Reply)) {
       sendJson(req, res, toJson(result));
       return;
@@ -62,6 +55,35 @@ function handler(route: RouteDefinition, options: RouterOptions): RequestHandler
     else if (result.json !== undefined) res.type('application/json').send(result.json);
     else res.json(serialize(result.body));
   };
+}
+
+/** True once the request's deadline answered for it. */
+function deadlinePassed(res: Response): boolean {
+  return (res.locals as { restDeadlinePassed?: boolean }).restDeadlinePassed === true;
+}
+
+/**
+ * The request deadline (REST_REQUEST_TIMEOUT_MS) of a JSON route, armed when the route is matched:
+ * it covers the whole chain (authentication, which may ask the database, permissions, the cache,
+ * the route's work). When it fires before an answer went out, the answer is a 503 `timeout` sent
+ * then (with Retry-After), the request's abort signal fires, and whatever the chain does later
+ * (a late result, a late error) is dropped. Exports stream and have no deadline.
+ */
+function armDeadline(res: Response, deadlineMs: number, answer: (error: ApiError) => void): void {
+  const locals = res.locals as { restDeadlineArmed?: boolean };
+  // once per request (`next('route')` runs another route's chain under the same deadline)
+  if (locals.restDeadlineArmed) return;
+  locals.restDeadlineArmed = true;
+  const timer = setTimeout(() => {
+    if (res.headersSent || res.writableEnded) return;
+    (res.locals as { restDeadlinePassed?: boolean }).restDeadlinePassed = true;
+    const error = new ApiError('timeout', `The request took longer than ${deadlineMs} ms; try again later.`);
+    abortRequest(res, error);
+    answer(error);
+  }, deadlineMs);
+  const clear = (): void => clearTimeout(timer);
+  res.once('finish', clear);
+  res.once('close', clear);
 }
 
 export interface RouterOptions {
@@ -131,6 +153,7 @@ function decodeSegment(part: string): string {
  * no route answers gets 200 with `Allow`, errors and rejected promises go to the error middleware.
  */
 export function buildRouter(table: RouteTable, middlewares: RouteMiddlewareFactory[], options: RouterOptions = {}): RequestHandler {
+  const deadlineMs = options.deadlineMs;
   const bySegment = new Map<string, Matcher[]>();
   const anySegment: Matcher[] = [];
   const all: Matcher[] = [];
@@ -191,7 +214,10 @@ export function buildRouter(table: RouteTable, middlewares: RouteMiddlewareFacto
       const ctx = (res.locals as { restContext?: RequestContext }).restContext;
       if (ctx) ctx.route = matcher.route.name;
       let layer = 0;
+      if (deadlineMs && matcher.route.answers !== 'stream') armDeadline(res, deadlineMs, out);
       const next = (error?: unknown): void => {
+        // the deadline answered: nothing the chain does afterwards reaches the client
+        if (deadlinePassed(res)) return;
         if (error === 'route') return tryNext();
         if (error === 'router') return out();
         if (error) return out(error);

@@ -1,6 +1,14 @@
 import type { ErrorRequestHandler } from 'express';
 import { ApiError, DatabaseError } from '../errors';
+import type { DatabaseErrorInfo } from '../driver';
 import type { Loggers } from '../log/logger';
+
+/**
+ * The drivers' view of an error raised outside the service (an authentication hook or an
+ * application hook asking the database itself): the database being unavailable or too slow
+ * there is a 503 as well, never a 500.
+ */
+export type Unavailability = (error: unknown) => DatabaseErrorInfo | null;
 
 interface BodyParserError {
   type?: string;
@@ -12,9 +20,13 @@ interface BodyParserError {
  * themselves; database errors are logged in full on the database channel; anything else is a 500
  * whose details stay in the log. No stack trace or driver text reaches a client.
  */
-export function errorMiddleware(log: Loggers): ErrorRequestHandler {
+export function errorMiddleware(log: Loggers, unavailability?: Unavailability): ErrorRequestHandler {
   return (err: unknown, req, res, next) => {
     if (res.headersSent) return next(err);
+    if (!(err instanceof ApiError) && unavailability) {
+      const info = unavailability(err);
+      if (info && (info.type === 'connection_error' || info.type === 'timeout')) err = new DatabaseError(info, { cause: err });
+    }
     if (err instanceof ApiError) {
       if (err instanceof DatabaseError) {
         const cause = (err as { cause?: unknown }).cause;

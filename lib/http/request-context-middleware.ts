@@ -18,13 +18,26 @@ export type ContextInit = (req: Request) => Partial<Pick<RequestContext, 'user' 
  */
 function responseSignal(res: Response): AbortSignal {
   const controller = new AbortController();
-  if (res.destroyed && !res.writableFinished) controller.abort();
+  const locals = res.locals as { restAbort?: AbortController; restAborted?: unknown };
+  locals.restAbort = controller;
+  if (locals.restAborted !== undefined) controller.abort(locals.restAborted);
+  else if (res.destroyed && !res.writableFinished) controller.abort();
   else {
     res.on('close', () => {
       if (!res.writableFinished) controller.abort();
     });
   }
   return controller.signal;
+}
+
+/**
+ * Aborts the request's signal (the request deadline passed): work that watches it stops, and a
+ * signal first asked for later is born aborted.
+ */
+export function abortRequest(res: Response, reason: unknown): void {
+  const locals = res.locals as { restAbort?: AbortController; restAborted?: unknown };
+  locals.restAborted = reason;
+  locals.restAbort?.abort(reason);
 }
 
 /** Builds the context once per request: its abort signal fires when the client goes away. */
