@@ -48,6 +48,7 @@ const NAME_CONVENTION: Record<string, string> = {
   destroy: 'delete',
   first: 'index',
   aggregate: 'index',
+  changes: 'index',
   exportExcel: 'index',
   exportPdf: 'index',
   validate: 'store',

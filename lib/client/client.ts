@@ -1,3 +1,4 @@
+import { changes, type ChangeMessage, type ChangesOptions } from './changes';
 import type { AggregateFunctions, AggregateItem, AggregateOptions, GroupField } from './aggregate';
 import { FilterBuilder, toOper, type FilterNode } from './filter';
 
@@ -62,6 +63,14 @@ export class ResourceClient<T extends ResourceTypes> {
   list(options?: ListOptions<T['record']>): Promise<{ data: Array<T['record']> }>;
   list(options: ListOptions<T['record']> = {}): Promise<unknown> {
     return this.call('GET', `/${this.name}`, undefined, this.params(options));
+  }
+
+  /**
+   * GET /{resource}/changes (decisions 60-62): the committed writes as an async iterator of
+   * EventSource-like messages: `for await (const e of api.products.changes({select: ['name']}))`.
+   */
+  changes(options: ChangesOptions<T['record']> = {}): AsyncGenerator<ChangeMessage<T['record']>> {
+    return changes<T['record']>(this.options, this.name, options);
   }
 
   first(options: ListOptions<T['record']> = {}): Promise<{ data: T['record'] | null }> {

@@ -2,3 +2,4 @@ export { createClient, ResourceClient, RelationClient, ApiRequestError, type Api
 export { FilterBuilder, toOper, type FilterNode, type OperatorFor, type ValueFor } from './filter';
 export { generateTypes } from './generate-types';
 export type { AggregateFunctions, AggregateItem, AggregateOptions, GroupField, NumericField, OrderedField } from './aggregate';
+export { changes, SseParser, type ChangeMessage, type ChangesOptions, type ChangesConnection } from './changes';

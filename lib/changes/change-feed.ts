@@ -1,0 +1,199 @@
+import { randomBytes } from 'node:crypto';
+import type { Response } from 'express';
+import type { Driver, Row } from '../driver';
+import { ApiError } from '../errors';
+import { serialize } from '../http/serialize';
+import type { Loggers } from '../log/logger';
+import type { Registry } from '../resource/registry';
+import type { ModelInfo } from '../resource/model-info';
+import { byIdsQuery } from '../service/read-by-ids';
+import { EventBuffer } from './event-buffer';
+import { recordingDriver, type ChangeSink, type RecordedChange } from './recording-driver';
+import { RedisFanOut } from './redis-fan-out';
+import { SseStream } from './sse-stream';
+import { Subscriber, type RenderCache, type SubscriberRules } from './subscriber';
+import type { ChangeEvent, ChangeFeedSettings } from './types';
+
+/**
+ * The change feed (decisions 60-62): fed after each commit by the recording drivers, it keeps a
+ * bounded buffer of recent events per resource, delivers each event to the open streams of its
+ * resource (through Redis first when configured, so every instance delivers it) and holds the
+ * streams: their bound, heartbeats, and their end on close.
+ */
+export class ChangeFeed implements ChangeSink {
+  private readonly subscribers = new Map<string, Set<Subscriber>>();
+  private readonly buffers = new Map<string, EventBuffer>();
+  private readonly live = new Set<string>();
+  private readonly fanOut: RedisFanOut | null;
+  private readonly instance = randomBytes(4).toString('hex');
+  private sequence = 0;
+  private streams = 0;
+  private heartbeat: NodeJS.Timeout | null = null;
+  private registry: Registry | null = null;
+  private redisDown = false;
+
+  constructor(
+    readonly settings: ChangeFeedSettings,
+    private readonly log: Loggers,
+  ) {
+    this.fanOut = settings.redisUrl ? new RedisFanOut(settings.redisUrl, settings.prefix, { event: (e) => this.deliver(e), live: (m) => this.live.add(m) }) : null;
+  }
+
+  /** Puts the recording driver in front of every resource's driver (once, when the router is built). */
+  attach(registry: Registry): void {
+    if (this.registry) return;
+    this.registry = registry;
+    const wrapped = new Map<Driver, Driver>();
+    for (const entry of registry.entriesList()) {
+      let driver = wrapped.get(entry.driver);
+      if (!driver) wrapped.set(entry.driver, (driver = recordingDriver(entry.driver, this)));
+      entry.driver = driver;
+    }
+    this.fanOut?.start().catch((error: unknown) => this.redisFailed(error));
+  }
+
+  /** Open streams on this instance. */
+  get openStreams(): number {
+    return this.streams;
+  }
+
+  isLive(model: string): boolean {
+    return this.live.has(model);
+  }
+
+  model(name: string): ModelInfo {
+    if (!this.registry) throw new Error('The change feed is not attached to a registry.');
+    return this.registry.model(name);
+  }
+
+  /**
+   * After a commit: the records written, read whole (every field but write-only ones, trashed
+   * included) with one read per resource, published in the order they were written. Hard deletes
+   * carry the record as it was. Never fails the write that committed: a failure is logged.
+   */
+  async committed(changes: RecordedChange[], driver: Driver): Promise<void> {
+    try {
+      const toRead = new Map<string, Array<string | number>>();
+      for (const change of changes) if (!change.before) toRead.set(change.model, [...(toRead.get(change.model) ?? []), change.key]);
+      const rows = new Map<string, Row>();
+      for (const [model, ids] of toRead) {
+        const info = this.model(model);
+        const { rows: found } = await driver.list(byIdsQuery(info, ids, { select: null, relations: [] }));
+        for (const row of found) rows.set(`${model}\u0000${String(row[info.key])}`, row);
+      }
+      const events: ChangeEvent[] = [];
+      for (const change of changes) {
+        const record = change.before ?? rows.get(`${change.model}\u0000${String(change.key)}`);
+        // gone since the commit (a later delete publishes its own event)
+        if (!record) continue;
+        events.push({ id: this.nextId(), model: change.model, kind: change.kind, key: change.key, record: serialize(record) as Record<string, unknown> });
+      }
+      await this.publish(events);
+    } catch (error) {
+      this.log.app.error('change feed: the events of a commit could not be published', { error: error instanceof Error ? error.message : String(error) });
+    }
+  }
+
+  /**
+   * Emits events for records written outside the recording drivers (application code writing
+   * with its own connection): `api.changes.emit([{model, key, kind}])` after its commit.
+   */
+  async emit(changes: RecordedChange[]): Promise<void> {
+    const live = changes.filter((c) => this.isLive(c.model));
+    if (live.length > 0 && this.registry) await this.committed(live, this.registry.entry(live[0].model).driver);
+  }
+
+  private nextId(): string {
+    this.sequence += 1;
+    return `${Date.now()}-${this.instance}-${this.sequence}`;
+  }
+
+  private async publish(events: ChangeEvent[]): Promise<void> {
+    if (events.length === 0) return;
+    if (this.fanOut && !this.redisDown) {
+      try {
+        await this.fanOut.publish(events);
+        return;
+      } catch (error) {
+        this.redisFailed(error);
+      }
+    }
+    for (const event of events) this.deliver(event);
+  }
+
+  /** Redis cannot be reached: events are delivered in this instance only; said once per outage. */
+  private redisFailed(error: unknown): void {
+    if (!this.redisDown) this.log.app.warn('change feed: Redis unreachable, events reach this instance only', { error: error instanceof Error ? error.message : String(error) });
+    this.redisDown = true;
+    setTimeout(() => {
+      this.redisDown = false;
+    }, 2000).unref();
+  }
+
+  /** An event of any instance: buffered, then sent to every matching stream of its resource. */
+  private deliver(event: ChangeEvent): void {
+    this.bufferOf(event.model).push(event);
+    const renders: RenderCache = new Map();
+    for (const subscriber of this.subscribers.get(event.model) ?? []) subscriber.deliver(event, renders);
+  }
+
+  private bufferOf(model: string): EventBuffer {
+    let buffer = this.buffers.get(model);
+    if (!buffer) this.buffers.set(model, (buffer = new EventBuffer(this.settings.bufferSize)));
+    return buffer;
+  }
+
+  /**
+   * Opens a stream on `model` (decision 62): 503 beyond the bound of open streams; with
+   * `lastEventId`, the buffered events after it first, or one `reset` when it is no longer buffered.
+   */
+  async open(model: string, rules: SubscriberRules, res: Response, lastEventId: string | null): Promise<void> {
+    if (this.streams >= this.settings.maxStreams) throw new ApiError('connection_error', `Too many open change streams on this server (${this.settings.maxStreams}); try again later.`);
+    if (!this.live.has(model)) {
+      this.live.add(model);
+      if (this.fanOut && !this.redisDown) await this.fanOut.announce(model).catch((error: unknown) => this.redisFailed(error));
+    }
+    if (res.destroyed) return;
+    let subscriber: Subscriber | null = null;
+    const stream = new SseStream(res, this.settings.maxBufferedBytes, () => {
+      if (!subscriber) return;
+      this.subscribers.get(model)?.delete(subscriber);
+      subscriber = null;
+      this.streams -= 1;
+      if (this.streams === 0) this.stopHeartbeat();
+    });
+    subscriber = new Subscriber(model, rules, stream);
+    this.streams += 1;
+    stream.open();
+    if (lastEventId !== null) {
+      const missed = this.bufferOf(model).after(lastEventId);
+      if (missed === null) stream.event(null, 'reset', '{}');
+      else for (const event of missed) subscriber.deliver(event, new Map());
+    }
+    let set = this.subscribers.get(model);
+    if (!set) this.subscribers.set(model, (set = new Set()));
+    set.add(subscriber);
+    this.startHeartbeat();
+  }
+
+  private startHeartbeat(): void {
+    if (this.heartbeat) return;
+    this.heartbeat = setInterval(() => {
+      for (const set of this.subscribers.values()) for (const subscriber of set) subscriber.stream.comment('heartbeat');
+    }, this.settings.heartbeatMs);
+    this.heartbeat.unref();
+  }
+
+  private stopHeartbeat(): void {
+    if (this.heartbeat) clearInterval(this.heartbeat);
+    this.heartbeat = null;
+  }
+
+  /** Graceful shutdown: every stream ended, the heartbeat stopped, Redis closed. */
+  async close(): Promise<void> {
+    for (const set of this.subscribers.values()) for (const subscriber of [...set]) subscriber.stream.end();
+    this.subscribers.clear();
+    this.stopHeartbeat();
+    await this.fanOut?.close();
+  }
+}

@@ -1,0 +1,129 @@
+import type { Driver, Id, Row, Transaction, UpdateGuard, UpdateItem } from '../driver';
+import type { ListQuery } from '../query/ast';
+import type { ModelInfo } from '../resource/model-info';
+import { byIdsQuery } from '../service/read-by-ids';
+import type { ChangeKind } from './types';
+
+/** A change recorded inside a transaction; `before` is the record a hard delete removed. */
+export interface RecordedChange {
+  model: string;
+  key: Id;
+  kind: ChangeKind;
+  before?: Row;
+}
+
+/** Where recorded changes go once their transaction committed (the change feed). */
+export interface ChangeSink {
+  /** True when a stream was ever opened on the model (here or, with Redis, on any instance): only then is anything recorded. */
+  isLive(model: string): boolean;
+  model(name: string): ModelInfo;
+  /** Called after the commit (never for a rolled-back transaction), with the raw driver to read the records. */
+  committed(changes: RecordedChange[], driver: Driver): Promise<void>;
+}
+
+/** The changes of one transaction attempt, one per record (a later kind wins, `created` stays `created`). */
+class Pending {
+  readonly changes = new Map<string, RecordedChange>();
+
+  add(model: string, keys: Id[], kind: ChangeKind, before?: Map<string, Row>): void {
+    for (const key of keys) {
+      const at = `${model}\u0000${String(key)}`;
+      const known = this.changes.get(at);
+      if (known && kind === 'updated' && (known.kind === 'created' || known.kind === 'restored')) continue;
+      this.changes.delete(at);
+      this.changes.set(at, { model, key, kind, before: before?.get(String(key)) });
+    }
+  }
+}
+
+/**
+ * The driver as the service sees it once the change feed is on: every write method records what
+ * it changed in its transaction, and `transaction()` hands the changes to the feed after the
+ * commit. One door: every write path (resource routes, relation routes, nested writes, anything
+ * writing through `entry.driver` in `entry.driver.transaction`) emits, and a rollback emits nothing.
+ */
+export function recordingDriver(inner: Driver, sink: ChangeSink): Driver {
+  const open = new WeakMap<Transaction, Pending>();
+  const keyOf = (model: string) => sink.model(model).key;
+
+  /** Records into the transaction's changes, or (a write outside any transaction) publishes at once. */
+  const record = async (tx: Transaction | undefined, model: string, keys: Id[], kind: ChangeKind, before?: Map<string, Row>) => {
+    if (keys.length === 0 || !sink.isLive(model)) return;
+    const pending = tx ? open.get(tx) : undefined;
+    if (pending) pending.add(model, keys, kind, before);
+    else {
+      const alone = new Pending();
+      alone.add(model, keys, kind, before);
+      await sink.committed([...alone.changes.values()], inner);
+    }
+  };
+
+  const wrapped: Partial<Driver> = {
+    async transaction<T>(work: (tx: Transaction) => Promise<T>): Promise<T> {
+      let pending: Pending | null = null;
+      // a retried attempt starts over: only the changes of the attempt that committed count
+      const result = await inner.transaction(async (tx) => {
+        pending = new Pending();
+        open.set(tx, pending);
+        return work(tx);
+      });
+      const done = pending as Pending | null;
+      if (done && done.changes.size > 0) await sink.committed([...done.changes.values()], inner);
+      return result;
+    },
+    async insert(model: string, records: Record<string, unknown>[], tx: Transaction): Promise<Id[]> {
+      const ids = await inner.insert(model, records, tx);
+      await record(tx, model, ids, 'created');
+      return ids;
+    },
+    async update(model: string, items: UpdateItem[], tx: Transaction, guard?: UpdateGuard): Promise<number> {
+      const count = await inner.update(model, items, tx, guard);
+      const softDelete = sink.model(model).softDelete;
+      const kind: ChangeKind = guard && guard.field === softDelete ? (guard.isNull ? 'deleted' : 'restored') : 'updated';
+      await record(tx, model, items.map((item) => item.id), kind);
+      return count;
+    },
+    async delete(model: string, ids: Id[], tx: Transaction): Promise<Id[]> {
+      // the record as it was: a hard delete leaves nothing to read after the commit
+      let before: Map<string, Row> | undefined;
+      if (sink.isLive(model) && ids.length > 0) {
+        const { rows } = await inner.list(byIdsQuery(sink.model(model), ids, { select: null, relations: [] }), tx);
+        before = new Map(rows.map((row) => [String(row[keyOf(model)]), row]));
+      }
+      const deleted = await inner.delete(model, ids, tx);
+      await record(tx, model, deleted, 'deleted', before);
+      return deleted;
+    },
+  };
+  if (inner.insertRows) {
+    const insertRows = inner.insertRows.bind(inner);
+    wrapped.insertRows = (model: string, records: Record<string, unknown>[], read: ListQuery) => {
+      const run = insertRows(model, records, read);
+      return async (tx: Transaction) => {
+        const rows = await run(tx);
+        await record(tx, model, rows.map((row) => row[keyOf(model)] as Id), 'created');
+        return rows;
+      };
+    };
+  }
+  if (inner.updateRows) {
+    const updateRows = inner.updateRows.bind(inner);
+    wrapped.updateRows = async (model: string, items: UpdateItem[], tx: Transaction, read: ListQuery) => {
+      const rows = await updateRows(model, items, tx, read);
+      await record(tx, model, rows.map((row) => row[keyOf(model)] as Id), 'updated');
+      return rows;
+    };
+  }
+  const bound = new Map<PropertyKey, unknown>();
+  return new Proxy(inner, {
+    get(target, property) {
+      if (typeof property === 'string' && Object.prototype.hasOwnProperty.call(wrapped, property)) return wrapped[property as keyof Driver];
+      const value: unknown = Reflect.get(target, property, target);
+      if (typeof value !== 'function') return value;
+      // the driver's own methods, bound to it once
+      let fn = bound.get(property);
+      if (fn === undefined) bound.set(property, (fn = (value as (...args: unknown[]) => unknown).bind(target)));
+      return fn;
+    },
+  });
+}

@@ -1,0 +1,63 @@
+import type { Response } from 'express';
+
+/**
+ * One Server-Sent Events response: frames written as they come, a comment line as heartbeat.
+ * Bounded memory: when the socket does not drain and the unsent bytes pass `maxBufferedBytes`,
+ * the connection is destroyed (a subscriber that does not read is dropped, decision 62).
+ */
+export class SseStream {
+  private closed = false;
+
+  constructor(
+    private readonly res: Response,
+    private readonly maxBufferedBytes: number,
+    onClose: () => void,
+  ) {
+    res.on('close', () => {
+      this.closed = true;
+      onClose();
+    });
+  }
+
+  get isClosed(): boolean {
+    return this.closed;
+  }
+
+  /** 200 with the event-stream headers, sent at once (proxies told not to buffer). */
+  open(): void {
+    this.res.status(200).set({
+      'Content-Type': 'text/event-stream; charset=utf-8',
+      'Cache-Control': 'no-cache, no-transform',
+      Connection: 'keep-alive',
+      'X-Accel-Buffering': 'no',
+    });
+    this.res.flushHeaders();
+    this.res.socket?.setNoDelay(true);
+    this.write(': stream open\n\n');
+  }
+
+  /** An event frame: `id`, `event`, one `data` line of JSON (JSON text holds no line break). */
+  event(id: string | null, name: string, data: string): void {
+    this.write(`${id === null ? '' : `id: ${id}\n`}event: ${name}\ndata: ${data}\n\n`);
+  }
+
+  comment(text: string): void {
+    this.write(`: ${text}\n\n`);
+  }
+
+  /** Ends the response (graceful shutdown). */
+  end(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.res.end();
+  }
+
+  private write(frame: string): void {
+    if (this.closed) return;
+    const flushed = this.res.write(frame);
+    if (!flushed && this.res.writableLength > this.maxBufferedBytes) {
+      this.closed = true;
+      this.res.destroy();
+    }
+  }
+}
