@@ -34,9 +34,7 @@ import { resolveRelation, type RelationRoutesOptions } from './relations/relatio
 import { relationRoutes } from './relations/relation-routes';
 import { RelationService } from './relations/relation-service';
 import { ownerFilter } from './service/ownership';
-import { ChangeFeed } from './changes/change-feed';
-import { changeSettingsFromEnv, type ChangeFeedSettings } from './changes/types';
-import { changesRoute } from './http/changes-route';
+import type { DatabaseErrorInfo } from './driver';
 
 export interface RestApiOptions {
   config?: Partial<RestConfig>;
@@ -56,12 +54,6 @@ export interface RestApiOptions {
    * route accepts them and the library ignores them; any other unknown name is a 400 (decision 64).
    */
   allowParams?: string[];
-  /**
-   * The change feed (`GET /{resource}/changes`, decisions 60-62) over the REST_CHANGES_*
-   * environment. `redisUrl` fans events out between instances; by default the read cache's Redis
-   * when its store is `redis` or REDIS_URL is set, else delivery stays in this process.
-   */
-  changes?: Partial<ChangeFeedSettings>;
 }
 
 /** `api.authorize()` options for an application route: the spec's override, or facts to derive from. */
@@ -128,12 +120,16 @@ export interface RestApi {
   readonly log: Loggers;
   /** The read cache (always present; inactive unless enabled). `api.cache.bump([MODEL])` after writes made outside the API. */
   readonly cache: ReadCache;
-  /**
-   * The change feed: `api.changes.close()` ends every open stream (graceful shutdown; `close()`
-   * does it too); `api.changes.emit([{model, key, kind}])` publishes writes made outside the API.
-   */
-  readonly changes: ChangeFeed;
   close(): Promise<void>;
+}
+
+/** The first driver's reading of an error as the database being unavailable or too slow; else null. */
+function unavailable(registry: Registry, error: unknown): DatabaseErrorInfo | null {
+  for (const driver of registry.drivers()) {
+    const info = driver.translateError(error);
+    if (info && (info.type === 'connection_error' || info.type === 'timeout')) return info;
+  }
+  return null;
 }
 
 /** Entry point: declare resources, then mount `api.router()` in an Express app. */
@@ -156,17 +152,13 @@ export function createRestApi(options: RestApiOptions = {}): RestApi {
         log,
       )
     : null;
-  const cacheSettings = cacheSettingsFromEnv(options.cache);
   const cache = new ReadCache(
-    cacheSettings,
+    cacheSettingsFromEnv(options.cache),
     log,
     (model) => registry.entry(model).declaration.cache,
     pipeline.targetOf,
     options.cacheStore,
   );
-
-  const feedRedis = cacheSettings.redisUrl && (cacheSettings.store === 'redis' || process.env.REDIS_URL) ? cacheSettings.redisUrl : null;
-  const changes = new ChangeFeed(changeSettingsFromEnv(options.changes ?? {}, feedRedis, cacheSettings.prefix), log);
 
   // trashed records are hidden everywhere unless the root query asks for them
   pipeline.addScope(softDeleteScope);
@@ -260,7 +252,6 @@ export function createRestApi(options: RestApiOptions = {}): RestApi {
     config,
     log,
     cache,
-    changes,
     register(declaration, registerOptions = {}) {
       registry.add(declaration);
       routeOptions.set(declaration.MODEL, registerOptions);
@@ -295,13 +286,9 @@ export function createRestApi(options: RestApiOptions = {}): RestApi {
     router() {
       if (built) return built;
       registry.build();
-      // every write through a resource's driver reaches the change feed after its commit
-      changes.attach(registry);
       for (const entry of registry.entriesList()) {
         const service = new ResourceService(entry, registry, config, log, pipeline);
         services.set(entry.info.name, service);
-        // before `/:id`, so `changes` is never taken for an id
-        table.add(changesRoute(service, changes, pipeline, config));
         const chosen = routeOptions.get(entry.info.name)?.updateMultipleRoutes ?? ['batch', 'update-multiple'];
         const hierarchy = new HierarchyReads(service, config);
         table.add(...resourceRoutes(service, { updateMultipleRoutes: chosen, read: (input, read, run) => cache.serve(input, read, run), hierarchy }));
@@ -321,7 +308,8 @@ export function createRestApi(options: RestApiOptions = {}): RestApi {
       router.use(apiFront({ log, bodyLimit: options.bodyLimit, context: options.context }, dispatch));
       router.use(unconfiguredRelations());
       router.use(unmatchedRoutes(table));
-      router.use(errorMiddleware(log));
+      // a database that is down or too slow answers 503 wherever it was asked (an auth hook too)
+      router.use(errorMiddleware(log, (error) => unavailable(registry, error)));
       built = router;
       return router;
     },
@@ -361,7 +349,6 @@ export function createRestApi(options: RestApiOptions = {}): RestApi {
       return service;
     },
     async close() {
-      await changes.close();
       await cache.close();
       await log.close();
       for (const driver of registry.drivers()) await driver.close?.();
