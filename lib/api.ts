@@ -34,6 +34,9 @@ import { resolveRelation, type RelationRoutesOptions } from './relations/relatio
 import { relationRoutes } from './relations/relation-routes';
 import { RelationService } from './relations/relation-service';
 import { ownerFilter } from './service/ownership';
+import { ChangeFeed } from './changes/change-feed';
+import { changeSettingsFromEnv, type ChangeFeedSettings } from './changes/types';
+import { changesRoute } from './http/changes-route';
 import type { DatabaseErrorInfo } from './driver';
 
 export interface RestApiOptions {
@@ -54,6 +57,12 @@ export interface RestApiOptions {
    * route accepts them and the library ignores them; any other unknown name is a 400 (decision 64).
    */
   allowParams?: string[];
+  /**
+   * The change feed (`GET /{resource}/changes`, decisions 60-62) over the REST_CHANGES_*
+   * environment. `redisUrl` fans events out between instances; by default the read cache's Redis
+   * when its store is `redis` or REDIS_URL is set, else delivery stays in this process.
+   */
+  changes?: Partial<ChangeFeedSettings>;
 }
 
 /** `api.authorize()` options for an application route: the spec's override, or facts to derive from. */
@@ -120,6 +129,11 @@ export interface RestApi {
   readonly log: Loggers;
   /** The read cache (always present; inactive unless enabled). `api.cache.bump([MODEL])` after writes made outside the API. */
   readonly cache: ReadCache;
+  /**
+   * The change feed: `api.changes.close()` ends every open stream (graceful shutdown; `close()`
+   * does it too); `api.changes.emit([{model, key, kind}])` publishes writes made outside the API.
+   */
+  readonly changes: ChangeFeed;
   close(): Promise<void>;
 }
 
@@ -152,13 +166,17 @@ export function createRestApi(options: RestApiOptions = {}): RestApi {
         log,
       )
     : null;
+  const cacheSettings = cacheSettingsFromEnv(options.cache);
   const cache = new ReadCache(
-    cacheSettingsFromEnv(options.cache),
+    cacheSettings,
     log,
     (model) => registry.entry(model).declaration.cache,
     pipeline.targetOf,
     options.cacheStore,
   );
+
+  const feedRedis = cacheSettings.redisUrl && (cacheSettings.store === 'redis' || process.env.REDIS_URL) ? cacheSettings.redisUrl : null;
+  const changes = new ChangeFeed(changeSettingsFromEnv(options.changes ?? {}, feedRedis, cacheSettings.prefix), log);
 
   // trashed records are hidden everywhere unless the root query asks for them
   pipeline.addScope(softDeleteScope);
@@ -252,6 +270,7 @@ export function createRestApi(options: RestApiOptions = {}): RestApi {
     config,
     log,
     cache,
+    changes,
     register(declaration, registerOptions = {}) {
       registry.add(declaration);
       routeOptions.set(declaration.MODEL, registerOptions);
@@ -286,9 +305,13 @@ export function createRestApi(options: RestApiOptions = {}): RestApi {
     router() {
       if (built) return built;
       registry.build();
+      // every write through a resource's driver reaches the change feed after its commit
+      changes.attach(registry);
       for (const entry of registry.entriesList()) {
         const service = new ResourceService(entry, registry, config, log, pipeline);
         services.set(entry.info.name, service);
+        // before `/:id`, so `changes` is never taken for an id
+        table.add(changesRoute(service, changes, pipeline, config));
         const chosen = routeOptions.get(entry.info.name)?.updateMultipleRoutes ?? ['batch', 'update-multiple'];
         const hierarchy = new HierarchyReads(service, config);
         table.add(...resourceRoutes(service, { updateMultipleRoutes: chosen, read: (input, read, run) => cache.serve(input, read, run), hierarchy }));
@@ -349,6 +372,7 @@ export function createRestApi(options: RestApiOptions = {}): RestApi {
       return service;
     },
     async close() {
+      await changes.close();
       await cache.close();
       await log.close();
       for (const driver of registry.drivers()) await driver.close?.();
