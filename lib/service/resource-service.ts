@@ -293,6 +293,7 @@ export class ResourceService {
   }
 
   async validate(body: unknown, ctx: RequestContext): Promise<{ success: true }> {
+    if (this.nested?.applies([body], {})) return this.nested.validate(body, ctx);
     await this.prepare([plainObject(body ?? {}, 'The request body')], 'create', () => '', ctx);
     return { success: true };
   }

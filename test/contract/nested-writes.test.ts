@@ -75,6 +75,15 @@ forEachDriver('nested writes', (ctx) => {
       expect(await ctx.count('reviews')).to.equal(0);
     });
 
+    it('/validate checks the nested parts as a store would, and writes nothing', async () => {
+      const invalid = await req().post(`${API}/products/validate`).send({ name: 'X', sku: sku(), price: 1, reviews: [{ rating: 0 }], tags: ['nope'] });
+      expect(expectError(invalid, 422, 'validation_error').errors).to.have.all.keys('reviews.0.rating', 'tags.0');
+      const valid = await req().post(`${API}/products/validate`).send({ name: 'X', sku: sku(), price: 1, reviews: [{ rating: 2 }], tags: [tags[0].id] });
+      expect(valid.status, valid.text).to.equal(200);
+      expect(await ctx.count('products')).to.equal(0);
+      expect(await ctx.count('reviews')).to.equal(0);
+    });
+
     it('a relation not opted in, and nesting deeper than one level, are 400s naming them', async () => {
       const category = await req().post(`${API}/products`).send({ name: 'X', sku: sku(), price: 1, category: { name: 'New' } });
       expectError(category, 400, 'bad_request', /category/);

@@ -64,7 +64,7 @@ const parseId = (related: ResourceService, raw: unknown): Id | null =>
  * schema, references, the before hooks), one relation at a time over all the request's items, so
  * the checks cost the same whatever the number of nested records. Errors go into `errors`.
  */
-export async function prepareNested(parent: ResourceService, items: NestedItem[], parentId: Id | null, ctx: RequestContext, errors: FieldErrors): Promise<PreparedOps[]> {
+export async function prepareNested(parent: ResourceService, items: NestedItem[], parentId: Id | null, ctx: RequestContext, errors: FieldErrors, runHooks = true): Promise<PreparedOps[]> {
   const prepared: PreparedOps[] = [];
   items.forEach((item, index) => {
     for (const ops of item.nested) {
@@ -90,14 +90,15 @@ export async function prepareNested(parent: ResourceService, items: NestedItem[]
   }
   const byRelation = new Map<NestedRelation, PreparedOps[]>();
   for (const p of prepared) if (p.ops.relation.kind === 'oneToMany') byRelation.set(p.ops.relation, [...(byRelation.get(p.ops.relation) ?? []), p]);
-  for (const [relation, parts] of byRelation) await prepareRecords(parent, relation, parts, parentId, ctx, errors);
+  for (const [relation, parts] of byRelation) await prepareRecords(parent, relation, parts, parentId, ctx, errors, runHooks);
   return prepared;
 }
 
 /** The records to create and the changes to apply of one one-to-many relation, over every item. */
-async function prepareRecords(parent: ResourceService, relation: NestedRelation, parts: PreparedOps[], parentId: Id | null, ctx: RequestContext, errors: FieldErrors): Promise<void> {
+async function prepareRecords(parent: ResourceService, relation: NestedRelation, parts: PreparedOps[], parentId: Id | null, ctx: RequestContext, errors: FieldErrors, runHooks: boolean): Promise<void> {
   const related = relation.related;
-  const hooks = related.entry.declaration.hooks ?? {};
+  // /validate checks without the before hooks (they run for writes only)
+  const hooks = runHooks ? (related.entry.declaration.hooks ?? {}) : {};
   const fk = relation.foreignKey;
   const creates = parts.flatMap((p) => p.ops.create);
   if (creates.length > 0) {

@@ -51,6 +51,15 @@ export class NestedWrites {
     return this.answer(result, outcome!, ctx);
   }
 
+  /** POST /validate with nested parts: every check of a store (rights, each part's rules), nothing written. */
+  async validate(body: unknown, ctx: RequestContext): Promise<{ success: true }> {
+    const errors: FieldErrors = {};
+    const parsed = parseNestedItem(plainObject(body ?? {}, 'The request body'), this.parent.entry.info, this.relations, 'create', '', errors);
+    await this.check([parsed], null, ctx, errors, () => this.parent.prepare([parsed.attributes], 'create', () => '', ctx), false);
+    await this.parent.prepare([parsed.attributes], 'create', () => '', ctx);
+    return { success: true };
+  }
+
   /** PUT/PATCH with nested parts: the parent's update, then its records and links in the same transaction. */
   async update(rawId: string, body: unknown, ctx: RequestContext): Promise<WriteResult> {
     const errors: FieldErrors = {};
@@ -67,9 +76,9 @@ export class NestedWrites {
   }
 
   /** Rights first (403 before any 422), then every part's checks; with an error, the parent's own errors join them. */
-  private async check(parsed: NestedItem[], parentId: Id | null, ctx: RequestContext, errors: FieldErrors, parentErrors: () => Promise<unknown>): Promise<PreparedOps[]> {
+  private async check(parsed: NestedItem[], parentId: Id | null, ctx: RequestContext, errors: FieldErrors, parentErrors: () => Promise<unknown>, runHooks = true): Promise<PreparedOps[]> {
     checkNestedAccess(this.parent, parsed, ctx);
-    const prepared = await prepareNested(this.parent, parsed, parentId, ctx, errors);
+    const prepared = await prepareNested(this.parent, parsed, parentId, ctx, errors, runHooks);
     if (Object.keys(errors).length === 0) return prepared;
     try {
       await parentErrors();
