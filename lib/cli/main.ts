@@ -7,6 +7,7 @@
 import { relative } from 'node:path';
 import { parseArgs } from 'node:util';
 import { generateClientFile, UsageError } from './client-command';
+import { EMULATOR_USAGE, runEmulatorCommand } from './emulator-command';
 
 export const USAGE = `Usage: generic-resource-rest <command> [options]
 
@@ -19,7 +20,7 @@ Commands:
       --header   "name: value" sent with the HTTP request (repeatable), e.g.
                  --header "authorization: Bearer <token>" when the docs ask for credentials
       --timeout  seconds to wait for the server (default 30)
-
+${EMULATOR_USAGE}
 Options:
   -h, --help   this text
 
@@ -87,7 +88,8 @@ export async function runCli(argv: string[], io: CliIo = processIo): Promise<num
       io.out(USAGE);
       return 0;
     }
-    if (command !== 'client') throw new UsageError(`unknown command "${command}" (the commands: client).`);
+    if (command === 'emulator') return await runEmulatorCommand(rest, io, USAGE);
+    if (command !== 'client') throw new UsageError(`unknown command "${command}" (the commands: client, emulator).`);
     const options = parseClientArgs(rest);
     if (options.help) {
       io.out(USAGE);

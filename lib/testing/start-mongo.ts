@@ -18,11 +18,20 @@ export interface StartMongoOptions {
    * it does not have; mongodb-memory-server downloads that release.
    */
   version?: string;
+  /**
+   * `child`: the emulator as a child process (`generic-resource-rest emulator`), whatever
+   * TEST_MONGO / MONGODB_URI say, so that several application instances share one database and
+   * tests can pause (SIGSTOP), resume (SIGCONT) or kill it through `handle.child`. Default
+   * `in-process`: the usual choice of backend.
+   */
+  process?: 'in-process' | 'child';
 }
 
 export interface MongoHandle {
   uri: string;
   kind: MongoKind;
+  /** Only with `process: 'child'`: the emulator's process (pid, pause, resume, kill, exited). */
+  child?: import('./emulator/child').EmulatorProcess;
   stop(): Promise<void>;
 }
 
@@ -58,6 +67,7 @@ function isKind(value: string | undefined): value is MongoKind {
 export async function startMongo(options: StartMongoOptions = {}): Promise<MongoHandle> {
   const forced = options.backend ?? (isKind(process.env.TEST_MONGO) ? process.env.TEST_MONGO : undefined);
   const played = playedFrom(options);
+  if (options.process === 'child') return startChildEmulator(played);
   if (forced === 'external' || (!forced && process.env.MONGODB_URI)) {
     const uri = process.env.MONGODB_URI;
     if (!uri) throw new Error('TEST_MONGO=external needs MONGODB_URI');
@@ -125,6 +135,13 @@ async function startEmulatorHandle(reason: string, played: Played): Promise<Mong
   const { profile } = emulator;
   announce('mongodb', `in-process MongoDB emulator (bson + mingo) at ${emulator.uri}, playing MongoDB ${profile.version} as a ${profile.topology === 'standalone' ? 'standalone server' : 'one-member replica set'}; reason: ${reason}`);
   return { uri: emulator.uri, kind: 'emulator', stop: () => emulator.stop() };
+}
+
+async function startChildEmulator(played: Played): Promise<MongoHandle> {
+  const { startEmulatorProcess } = await import('./emulator/child');
+  const started = await startEmulatorProcess({ topology: played.topology, version: played.version });
+  announce('mongodb', `MongoDB emulator in a child process (pid ${started.process.pid}) at ${started.uri}, playing ${describePlayed(played)}`);
+  return { uri: started.uri, kind: 'emulator', child: started.process, stop: () => started.stop() };
 }
 
 /** A mongod is available when one is cached/installed, or when its download host answers quickly. */

@@ -19,6 +19,8 @@ export interface EmulatorOptions {
   topology?: EmulatorTopology;
   /** `5.0`, `6.0`, `7.0` (default), `8.0` (and `4.4`, to test refusing it); default TEST_MONGO_VERSION. */
   version?: string;
+  /** TCP port on 127.0.0.1; default 0, a free port. */
+  port?: number;
 }
 
 export { EMULATOR_VERSIONS, serverProfile, type EmulatorTopology, type EmulatorVersion, type ServerProfile } from './profile';
@@ -27,7 +29,7 @@ export { EMULATOR_VERSIONS, serverProfile, type EmulatorTopology, type EmulatorV
 export async function startEmulator(options: EmulatorOptions = {}): Promise<EmulatorHandle> {
   const profile = profileFromEnv(options);
   const state = new EmulatorState(profile);
-  const server = await listen(state);
+  const server = await listen(state, options.port ?? 0);
   state.host = `127.0.0.1:${server.port}`;
   let stopped = false;
   const query = profile.topology === 'replset' ? 'replicaSet=rs0&directConnection=true' : 'directConnection=true';

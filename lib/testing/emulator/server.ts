@@ -131,7 +131,8 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
-export async function listen(state: EmulatorState): Promise<RunningServer> {
+/** Serves the emulator on 127.0.0.1:`port` (0: a free port). */
+export async function listen(state: EmulatorState, port = 0): Promise<RunningServer> {
   const sockets = new Set<net.Socket>();
   const timers = new Set<NodeJS.Timeout>();
   const server = net.createServer((socket) => {
@@ -273,7 +274,7 @@ export async function listen(state: EmulatorState): Promise<RunningServer> {
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => resolve());
+    server.listen(port, '127.0.0.1', () => resolve());
   });
   const address = server.address();
   if (!address || typeof address === 'string') throw new Error('emulator: no TCP address');
