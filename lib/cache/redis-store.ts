@@ -64,6 +64,11 @@ export class RedisStore implements CacheStore {
   /** QUIT, or the socket destroyed when Redis does not answer it within a second (a stalled server). */
   async close(): Promise<void> {
     if (!this.client.isOpen) return;
+    // reconnecting: nothing to say goodbye to
+    if (!this.client.isReady) {
+      this.client.destroy();
+      return;
+    }
     let timer: NodeJS.Timeout | undefined;
     const quit = this.client.quit().then(() => true, () => false);
     const answered = await Promise.race([quit, new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), 1000)))]);
