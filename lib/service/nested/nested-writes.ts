@@ -105,7 +105,8 @@ export class NestedWrites {
   /**
    * After the commit: caches of every model touched, each related resource's after hooks, and
    * the parent's rows (as its own hooks answered them) with the nested relations loaded.
-   * TODO(change feed): emit here for `outcome.written` (created / updated / deleted related records).
+   * Change feed: every nested record is written through its resource's `entry.driver` inside the
+   * parent's `entry.driver.transaction`, so the feed's recording driver sees it and emits after the commit.
    */
   private async answer(result: WriteResult | BulkWriteResult, outcome: Outcome, ctx: RequestContext): Promise<WriteResult | BulkWriteResult> {
     for (const [i, w] of outcome.written.entries()) {
