@@ -158,21 +158,25 @@ describe('emulator: failCommand fail point', function () {
     expect(none.errorLabels ?? []).to.deep.equal([]);
   });
 
-  it('inside a transaction a retryable code is a TransientTransactionError and aborts it', async () => {
+  it('inside a transaction a retryable code is a TransientTransactionError; the transaction goes on', async () => {
     const coll = client.db('fp').collection('txn');
     await coll.insertOne({ seed: 1 });
-    await failPoint({ times: 1 }, { failCommands: ['insert'], errorCode: 10107 });
     const session = client.startSession();
     try {
       session.startTransaction();
+      await coll.insertOne({ in: 0 }, { session });
+      await failPoint({ times: 1 }, { failCommands: ['insert'], errorCode: 10107 });
       const e = await error(coll.insertOne({ in: 1 }, { session }));
       expect(e.code).to.equal(10107);
       expect(e.hasErrorLabel('TransientTransactionError')).to.equal(true);
-      await session.abortTransaction();
+      // as on mongod, failCommand fails the statement before the transaction is touched
+      await coll.insertOne({ in: 2 }, { session });
+      await session.commitTransaction();
     } finally {
       await session.endSession();
     }
     expect(await coll.countDocuments({ in: 1 })).to.equal(0);
+    expect(await coll.countDocuments({ in: { $in: [0, 2] } })).to.equal(2);
   });
 
   it('writeConcernError: the command runs and the reply carries it', async () => {

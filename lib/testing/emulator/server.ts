@@ -16,8 +16,8 @@ const TXN_CONTROL = new Set(['commitTransaction', 'abortTransaction']);
 
 /**
  * One attempt at a command: its reply, or the transaction a non-transactional write must wait for.
- * `injected` (a failCommand fail point's errorCode) fails the command once its session fields are
- * resolved, before it runs, aborting its transaction as any command error does.
+ * `injected` (a failCommand fail point's errorCode) fails the command before its session's
+ * transaction is touched.
  */
 function attempt(state: EmulatorState, request: Request, connectionId: number, injected?: CommandError): Doc | HeldByTransaction {
   const { command: cmd, db } = request;
@@ -27,6 +27,9 @@ function attempt(state: EmulatorState, request: Request, connectionId: number, i
   let scope: Scope | undefined;
   try {
     if (!handler) throw new CommandError('CommandNotFound', `no such command: '${name}'`);
+    // mongod evaluates failCommand before it checks out the session: the transaction is not
+    // begun, continued or aborted (a retry of a transaction's first statement starts it)
+    if (injected) throw injected;
     // a standalone mongod has no oplog: no transactions, no retryable writes (the driver sends
     // neither to a standalone it recognises, except a transaction the application asks for)
     if (state.profile.topology === 'standalone' && cmd.txnNumber !== undefined) {
@@ -35,7 +38,6 @@ function attempt(state: EmulatorState, request: Request, connectionId: number, i
     const sessionKey = sessionKeyOf(cmd.lsid);
     // session and transaction checks fail the command without touching the session's transaction
     txn = resolveTransaction(state, cmd, name, sessionKey);
-    if (injected) throw injected;
     const readAt = snapshotReadAt(state, cmd, name);
     scope = new Scope(state.store, state.txns, txn && txn.state === 'active' ? txn : undefined, readAt);
     const reply = handler({ state, db, cmd, scope, connectionId, sessionKey, txn });

@@ -3,7 +3,22 @@ import { driverDeviation } from './driver-deviations';
 import { isSupported } from './operations';
 import { unmetAll, type ServerInfo } from './requirements';
 
-export const FAIL_POINT_REASON = 'uses fail points (not implemented by the emulator)';
+/** Fail points the emulator has (lib/testing/emulator/fail-point.ts), and the data fields it honours. */
+const FAIL_POINTS = new Set(['failCommand']);
+const FAIL_POINT_DATA = new Set(['failCommands', 'errorCode', 'closeConnection', 'blockConnection', 'blockTimeMS', 'errorLabels', 'writeConcernError', 'appName']);
+
+/** Why a test's fail points cannot be set on the emulator, or undefined. */
+function failPointReason(ops: Json[]): string | undefined {
+  for (const op of ops) {
+    if (op.name !== 'failPoint' && op.name !== 'targetedFailPoint') continue;
+    const fp = ((op.arguments as Json | undefined)?.failPoint ?? {}) as Json;
+    const name = String(fp.configureFailPoint);
+    if (!FAIL_POINTS.has(name)) return `fail point ${name} (the emulator has failCommand only)`;
+    const extra = Object.keys((fp.data ?? {}) as Json).find((k) => !FAIL_POINT_DATA.has(k));
+    if (extra) return `failCommand data field ${extra} (not implemented by the emulator)`;
+  }
+  return undefined;
+}
 
 function operationsOf(ops: Json[]): Json[] {
   const out: Json[] = [];
@@ -39,7 +54,8 @@ export function skipReason(file: SpecFile, test: SpecTest, info: ServerInfo): st
   const deviation = driverDeviation(file.folder, file.file, test.description);
   if (deviation) return deviation;
   const ops = operationsOf(test.operations);
-  if (ops.some((op) => op.name === 'failPoint' || op.name === 'targetedFailPoint')) return FAIL_POINT_REASON;
+  const failPoint = failPointReason(ops);
+  if (failPoint) return failPoint;
   const missing = ops.find((op) => !isSupported(String(op.name)));
   if (missing) return `unsupported operation: ${String(missing.name)}`;
   const entity = unsupportedEntity(file.createEntities) ?? ops.map((op) => (op.name === 'createEntities' ? unsupportedEntity((op.arguments as Json).entities as Json[]) : undefined)).find(Boolean);

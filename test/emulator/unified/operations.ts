@@ -141,8 +141,12 @@ async function indexNames(ctx: OperationContext, db: string, coll: string): Prom
   return (await ctx.internal.db(db).collection(coll).listIndexes().toArray()).map((i) => String(i.name));
 }
 
-/** Special operations (object: testRunner); fail points are not supported by the emulator. */
+/** Special operations (object: testRunner). */
 const runnerOps: Record<string, Op<undefined>> = {
+  // configureFailPoint through the test's client; the runner turns it off after the test
+  failPoint: async (_, a, ctx) => ctx.entities.client(String(a.client)).client.db('admin').command(a.failPoint as Document),
+  // a session pinned to a mongos: on one server, the server the runner talks to
+  targetedFailPoint: async (_, a, ctx) => ctx.internal.db('admin').command(a.failPoint as Document),
   createEntities: async (_, a, ctx) => ctx.entities.create(a.entities as Json[]),
   assertSessionTransactionState: async (_, a) => {
     const state = TXN_STATES[String((a.session as unknown as { transaction: { state: string } }).transaction.state)];
