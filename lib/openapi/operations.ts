@@ -29,6 +29,20 @@ export const jsonResponse = (schema: JsonSchema, description = 'OK'): JsonSchema
 const download = (description: string, mime: string): JsonSchema => ({ description, content: { [mime]: { schema: { type: 'string', contentEncoding: 'binary' } } } });
 const anyObject: JsonSchema = { type: 'object', additionalProperties: true };
 
+/** The change feed's answer: `text/event-stream`, each event's data `{id, model}` with the record as a show answers it. */
+function changeStream(record: JsonSchema): JsonSchema {
+  return {
+    description:
+      'A stream of Server-Sent Events, one per record written by a committed write: `event: created|updated|deleted|restored`, `id: <event id>`, `data: {"id": ..., "model": {...}}` (the record as a show answers this caller, its `select`; a deleted record as the delete answered it). A `Last-Event-ID` request header resumes after that event; an id no longer buffered gets one `event: reset` (reload). A comment line is sent every 15 s. Filters (`oper`, `attr`) take the resource\'s own fields only. 503 when the server holds its maximum of open streams.',
+    content: {
+      'text/event-stream': {
+        schema: { type: 'string', description: 'Event frames: `id`, `event` and one `data` line of JSON, then a blank line.' },
+        'x-event-data': { type: 'object', properties: { id: {}, model: record }, required: ['id', 'model'] },
+      },
+    },
+  };
+}
+
 /** The list envelopes (plain, offset page, cursor page) with `data` items of one record schema. */
 function listResponse(record: JsonSchema): JsonSchema {
   const data = { type: 'object', properties: { data: { type: 'array', items: record } } };
@@ -86,6 +100,9 @@ export function operationShape(route: RouteDefinition, c: ShapeContext): Operati
     }
     case 'show':
       return { params: SHOW.concat('hierarchy'), response: jsonResponse(record, 'The record') };
+    case 'changes':
+      // decisions 60-62: Server-Sent Events, one per committed write of a matching record
+      return { params: ['oper', 'attr', 'eq', 'select'], response: changeStream(record) };
     case 'store':
       return { params: [], body: { oneOf: [create, wrapped(create), { type: 'array', items: create }] }, response: jsonResponse({ oneOf: [write, bulk] }, 'The created record, or each created record') };
     case 'validate':

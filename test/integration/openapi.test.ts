@@ -76,7 +76,8 @@ for (const driver of ['mongo', 'sql'] as const) {
       let sent = 0;
       for (const [path, ops] of Object.entries(doc.paths)) {
         const op = ops.get;
-        if (!op || path.includes('{') || path.includes('/export/')) continue;
+        // exports download files and the change feed streams for as long as it is open
+        if (!op || path.includes('{') || path.includes('/export/') || path.endsWith('/changes')) continue;
         const query = examplesOf(op);
         const res = await asAdmin(shop).get(`/api/v1${path}`).query(query);
         expect(res.status, `${path} ${JSON.stringify(query)}: ${res.text}`).to.equal(200);
