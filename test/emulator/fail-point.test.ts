@@ -251,6 +251,20 @@ describe('emulator: failCommand fail point', function () {
       expect(events.filter((e) => e.commandName === 'aggregate')).to.have.length(2);
     });
 
+    it('a retryable writeConcernError: the write ran, the retry answers its reply without running it again', async () => {
+      const coll = monitored.db('fp').collection('retry-wce');
+      await coll.insertOne({ _id: 'w0', n: 0 } as Document);
+      await failPoint({ times: 1 }, { failCommands: ['insert', 'update'], writeConcernError: { code: 91, errmsg: 'Replication is being shut down' } });
+      events = [];
+      await coll.insertOne({ _id: 'w1' } as Document); // a second run would be E11000
+      expect(events.filter((e) => e.commandName === 'insert')).to.have.length(2);
+      await failPoint({ times: 1 }, { failCommands: ['update'], writeConcernError: { code: 189, errmsg: 'stepped down' } });
+      const result = await coll.updateOne({ _id: 'w0' } as Document, { $inc: { n: 1 } });
+      expect(result.modifiedCount).to.equal(1);
+      expect((await coll.findOne({ _id: 'w0' } as Document))?.n).to.equal(1); // incremented once
+      expect(await coll.countDocuments({ _id: 'w1' } as Document)).to.equal(1);
+    });
+
     it('a non-retryable code is not retried', async () => {
       await failPoint({ times: 1 }, { failCommands: ['find'], errorCode: 2 });
       events = [];

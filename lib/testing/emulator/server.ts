@@ -74,6 +74,16 @@ export function execute(state: EmulatorState, request: Request, connectionId: nu
  * command's maxTimeMS), without holding up other connections.
  */
 export function run(state: EmulatorState, request: Request, connectionId: number): Doc | Promise<Doc> {
+  // a retried retryable write answers what its first run answered (retryable-writes.ts)
+  const replayed = state.retryableWrites.replay(request.command);
+  if (replayed) return replayed;
+  const result = runOnce(state, request, connectionId);
+  if (result instanceof Promise) return result.then((reply) => (state.retryableWrites.record(request.command, reply), reply));
+  state.retryableWrites.record(request.command, result);
+  return result;
+}
+
+function runOnce(state: EmulatorState, request: Request, connectionId: number): Doc | Promise<Doc> {
   // a large batched write runs in slices, other connections served in between (chunked.ts)
   const parts = slices(request);
   if (parts) return runSlices(parts, (part) => runWhole(state, part, connectionId));

@@ -46,7 +46,11 @@ const CLIENT_KEYS = new Set(['id', 'uriOptions', 'useMultipleMongoses', 'observe
 export class EntityMap {
   private readonly entities = new Map<string, Entity>();
 
-  constructor(private readonly uri: string) {}
+  /** `clientOptions`: added to every client's options (driver-deviations.ts). */
+  constructor(
+    private readonly uri: string,
+    private readonly clientOptions: Record<string, unknown> = {},
+  ) {}
 
   private put(id: string, entity: Entity): void {
     if (this.entities.has(id)) throw new Error(`entity ${id} is already defined`);
@@ -112,7 +116,7 @@ export class EntityMap {
     const observe = new Set(((def.observeEvents as string[]) ?? []).map(String));
     const ignored = new Set(((def.ignoreCommandMonitoringEvents as string[]) ?? []).map(String));
     const sensitiveToo = def.observeSensitiveCommands === true;
-    const options = { ...((def.uriOptions ?? {}) as Json), monitorCommands: true, serverSelectionTimeoutMS: 10_000 } as MongoClientOptions;
+    const options = { ...((def.uriOptions ?? {}) as Json), monitorCommands: true, serverSelectionTimeoutMS: 10_000, ...this.clientOptions } as MongoClientOptions;
     const client = new MongoClient(this.uri, options);
     const entity: ClientEntity = { client, events: [] };
     const record = (name: string, kind: ObservedEvent['kind']) => (event: Record<string, unknown>) => {

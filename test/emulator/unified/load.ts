@@ -3,7 +3,7 @@ import path from 'node:path';
 import { EJSON } from 'bson';
 
 /** The specification folders the suite runs, relative to `source/` of mongodb/specifications. */
-export const SPEC_FOLDERS = ['crud', 'transactions', 'transactions-convenient-api', 'sessions', 'index-management', 'collection-management'];
+export const SPEC_FOLDERS = ['crud', 'transactions', 'transactions-convenient-api', 'sessions', 'index-management', 'collection-management', 'retryable-writes', 'retryable-reads'];
 
 export type Json = Record<string, unknown>;
 

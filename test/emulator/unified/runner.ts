@@ -1,4 +1,5 @@
 import type { MongoClient } from 'mongodb';
+import { clientWorkaround } from './driver-deviations';
 import { EntityMap } from './entities';
 import { checkError } from './errors';
 import { checkEvents } from './events';
@@ -80,7 +81,7 @@ async function runOne(op: Json, ctx: OperationContext, propagate = false): Promi
 /** Executes one test of a file (unified test format, "Executing a Test"). */
 export async function runSpecTest(file: SpecFile, test: SpecTest, internal: MongoClient, uri: string): Promise<void> {
   await loadInitialData(internal, file.initialData as Json[] | undefined);
-  const entities = new EntityMap(uri);
+  const entities = new EntityMap(uri, clientWorkaround(file.folder, file.file));
   const ctx: OperationContext = {
     entities,
     internal,

@@ -9,6 +9,7 @@ import { isView, viewDocuments } from '../views';
 import type { LookupSource } from '../lookup';
 import { serverProfile, type ServerProfile } from '../profile';
 import { FailPoints } from '../fail-point';
+import { RetryableWrites } from '../retryable-writes';
 
 /** Everything one emulator instance owns; all state is in memory and per instance. */
 export class EmulatorState {
@@ -17,6 +18,8 @@ export class EmulatorState {
   readonly cursors = new CursorRegistry();
   /** configureFailPoint's failCommand (fail-point.ts). */
   readonly failPoints = new FailPoints();
+  /** The last successful retryable write of each session, replayed on a retry. */
+  readonly retryableWrites = new RetryableWrites();
   readonly processId = new ObjectId();
   readonly startedAt = new Date();
   host = '127.0.0.1:0';

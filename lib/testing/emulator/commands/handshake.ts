@@ -97,6 +97,7 @@ export const handshakeCommands: Record<string, Handler> = {
       if (key) {
         ctx.state.cursors.killSession(key);
         ctx.state.txns.endSession(key);
+        ctx.state.retryableWrites.forget(key);
       }
     }
     return { ok: 1 };
