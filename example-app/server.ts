@@ -2,6 +2,7 @@ import type { Server } from 'node:http';
 import winston from 'winston';
 import { startMongo, startPostgres, startRedis, type RedisHandle } from '../lib/testing';
 import { createExampleApp, API_PREFIX, type ExampleApp } from './app';
+import { stopServer } from '../lib/http/shutdown';
 
 /**
  * `npm start`: the demo shop on PORT (default 3000).
@@ -62,12 +63,16 @@ async function main(): Promise<void> {
   let server: Server | null = null;
 
   // Stops what was started, in reverse order; an embedded database must not outlive the process.
+  // Graceful: no new connections, in-flight requests get SHUTDOWN_TIMEOUT_MS (default 10 s) to
+  // finish, change-feed streams end, then the pools close.
   let stopping = false;
+  const shutdownTimeoutMs = Number(process.env.SHUTDOWN_TIMEOUT_MS) > 0 ? Number(process.env.SHUTDOWN_TIMEOUT_MS) : 10_000;
   const shutdown = async (): Promise<void> => {
     if (stopping) return;
     stopping = true;
     try {
-      if (server) await new Promise<void>((resolve) => server!.close(() => resolve()));
+      if (example) await example.api.shutdown(server ?? undefined, { timeoutMs: shutdownTimeoutMs });
+      else if (server) await stopServer(server, { timeoutMs: shutdownTimeoutMs });
       await example?.close();
     } finally {
       await redis?.stop();

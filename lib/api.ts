@@ -38,6 +38,8 @@ import { ChangeFeed } from './changes/change-feed';
 import { changeSettingsFromEnv, type ChangeFeedSettings } from './changes/types';
 import { changesRoute } from './http/changes-route';
 import type { DatabaseErrorInfo } from './driver';
+import type { Server } from 'node:http';
+import { stopServer, type StopServerOptions } from './http/shutdown';
 
 export interface RestApiOptions {
   config?: Partial<RestConfig>;
@@ -135,6 +137,12 @@ export interface RestApi {
    */
   readonly changes: ChangeFeed;
   close(): Promise<void>;
+  /**
+   * Graceful shutdown (SIGTERM): the server (when given) stops accepting, in-flight requests get
+   * `timeoutMs` (default 10 s) to finish, then `close()` ends change-feed streams and closes the
+   * cache store, the log files and the drivers' pools. Connections still open at the bound are cut.
+   */
+  shutdown(server?: Server, options?: StopServerOptions): Promise<void>;
 }
 
 /** The first driver's reading of an error as the database being unavailable or too slow; else null. */
@@ -264,6 +272,7 @@ export function createRestApi(options: RestApiOptions = {}): RestApi {
     return router;
   };
 
+  let closing: Promise<void> | null = null;
   const api: RestApi = {
     registry,
     pipeline,
@@ -371,11 +380,24 @@ export function createRestApi(options: RestApiOptions = {}): RestApi {
       if (!service) throw new Error(`No service for ${model}: is it registered, and was router() called?`);
       return service;
     },
-    async close() {
-      await changes.close();
-      await cache.close();
-      await log.close();
-      for (const driver of registry.drivers()) await driver.close?.();
+    async shutdown(server, shutdownOptions) {
+      // change-feed streams never end by themselves: ended first (at once), so the server can close
+      changes.close().catch(() => undefined);
+      if (server) {
+        const { forced } = await stopServer(server, shutdownOptions);
+        if (forced) log.app.warn(`shutdown: requests still running after ${shutdownOptions?.timeoutMs ?? 10_000} ms were cut`);
+      }
+      await api.close();
+    },
+    close() {
+      // once: shutdown() closes, and the application's own close may call it again
+      closing ??= (async () => {
+        await changes.close();
+        await cache.close();
+        await log.close();
+        for (const driver of registry.drivers()) await driver.close?.();
+      })();
+      return closing;
     },
   };
   return api;

@@ -5,6 +5,7 @@ export type { Driver, Row, Id, DriverFactory } from './driver';
 export { registerDriver } from './driver';
 export * from './errors';
 export { errorMiddleware } from './http/error-middleware';
+export { stopServer, type StopServerOptions } from './http/shutdown';
 export { type RouteMiddlewareFactory } from './http/build-router';
 export { contextOf, type ContextInit } from './http/request-context-middleware';
 export { Reply, RouteTable, type RouteDefinition, type RouteAccess, type HttpMethod } from './http/routes';
