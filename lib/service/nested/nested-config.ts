@@ -35,6 +35,8 @@ export function resolveNested(parent: ResourceService, serviceOf: (model: string
     if (relation.kind === 'hasMany' && relation.localKey && relation.localKey !== info.key) return fail(`"${name}" links on ${relation.localKey}; nested writes take relations on the primary key.`);
     const related = serviceOf(relation.target);
     if (!related) return fail(`${relation.target} is not a registered resource.`);
+    // one transaction: the related records live where the parent does (same driver, same connection)
+    if (related!.entry.driver !== parent.entry.driver) return fail(`${relation.target} is served by another driver or connection than ${parent.name}; a nested write is one transaction.`);
     const pivot = relation.pivot ?? null;
     if (relation.kind === 'belongsToMany' && (!pivot || !parent.entry.driver.pivots)) return fail(`"${name}" has no pivot the ${parent.entry.driver.kind} driver can write.`);
     const columns = pivot?.columns ?? [];
