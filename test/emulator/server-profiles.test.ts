@@ -211,4 +211,13 @@ describe('emulator: server profiles (topology and release)', function () {
       });
     });
   });
+
+  it('a standalone refuses readConcern snapshot (NotAReplicaSet, 76), as mongod does', async () => {
+    await withServer({ topology: 'standalone' }, async (db) => {
+      await db.collection('snap').insertOne({ a: 1 });
+      const error = await refusal(db.collection('snap').find({}, { readConcern: { level: 'snapshot' } }).toArray());
+      expect(error.code).to.equal(76);
+      expect(error.codeName).to.equal('NotAReplicaSet');
+    });
+  });
 });

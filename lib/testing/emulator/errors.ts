@@ -7,6 +7,7 @@ export const Codes = {
   TypeMismatch: 14,
   InvalidLength: 16,
   IllegalOperation: 20,
+  NotAReplicaSet: 76,
   NamespaceNotFound: 26,
   IndexNotFound: 27,
   CursorNotFound: 43,

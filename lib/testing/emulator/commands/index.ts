@@ -1,3 +1,4 @@
+import { CommandError } from '../errors';
 import { adminCommands } from './admin';
 import { ddlCommands } from './ddl';
 import { handshakeCommands } from './handshake';
@@ -17,6 +18,10 @@ function common(name: string, handler: Handler): Handler {
   return (ctx) => {
     touchSession(ctx.state, ctx.sessionKey, ctx.cmd.lsid);
     checkReadConcern(name, ctx.cmd.readConcern, ctx.txn !== undefined, ctx.state.store.clusterTime());
+    // a standalone has no snapshots to read from (read_concern_mongod.cpp)
+    if (ctx.state.profile.topology === 'standalone' && (ctx.cmd.readConcern as { level?: unknown } | undefined)?.level === 'snapshot') {
+      throw new CommandError('NotAReplicaSet', 'node needs to be a replica set member to use readConcern: snapshot');
+    }
     checkCommandFields(name, ctx.cmd);
     // an older release refuses the stages, operators and syntax it does not have (version-gates.ts)
     checkVersionGates(ctx.state.profile, name, ctx.cmd);
