@@ -63,6 +63,7 @@ const collectionOps: Record<string, Op<Collection>> = {
   createIndex: (c, a) => c.createIndex(a.keys as Document, without(a, 'keys')),
   dropIndex: (c, a) => c.dropIndex(String(a.name), without(a, 'name')),
   listIndexes: (c, a) => c.listIndexes(a).toArray(),
+  listIndexNames: async (c, a) => (await c.listIndexes(a).toArray()).map((i) => i.name),
   createSearchIndex: (c, a) => c.createSearchIndex(a.model as never),
   createSearchIndexes: (c, a) => c.createSearchIndexes(a.models as never),
   dropSearchIndex: (c, a) => c.dropSearchIndex(String(a.name)),
@@ -79,6 +80,9 @@ const databaseOps: Record<string, Op<Db>> = {
   },
   dropCollection: (d, a) => d.dropCollection(String(a.collection), without(a, 'collection')),
   listCollections: (d, a) => d.listCollections((a.filter ?? {}) as Document, without(a, 'filter')).toArray(),
+  // the Node.js driver has no listCollectionNames/Objects: listCollections (nameOnly for the names)
+  listCollectionNames: async (d, a) => (await d.listCollections((a.filter ?? {}) as Document, { ...without(a, 'filter'), nameOnly: true }).toArray()).map((c) => c.name),
+  listCollectionObjects: (d, a) => d.listCollections((a.filter ?? {}) as Document, without(a, 'filter')).toArray(),
   runCommand: (d, a) => d.command(a.command as Document, without(a, 'command', 'commandName')),
   modifyCollection: (d, a) => d.command({ collMod: a.collection, ...without(a, 'collection', 'session') }, a.session ? { session: a.session } : {}),
 };
@@ -94,6 +98,8 @@ function clientBulkModels(models: Json[]): Json[] {
 const clientOps: Record<string, Op<ClientEntity>> = {
   clientBulkWrite: (c, a) => c.client.bulkWrite(clientBulkModels(a.models as Json[]) as never, without(a, 'models')),
   listDatabases: async (c, a) => (await c.client.db('admin').admin().listDatabases(a)).databases,
+  listDatabaseNames: async (c, a) => (await c.client.db('admin').admin().listDatabases({ ...a, nameOnly: true })).databases.map((d) => d.name),
+  listDatabaseObjects: async (c, a) => (await c.client.db('admin').admin().listDatabases(a)).databases,
 };
 
 const TXN_STATES: Record<string, string> = {

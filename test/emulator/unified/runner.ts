@@ -8,7 +8,7 @@ import { match, matchRootArray } from './matcher';
 import { runOperation, type OperationContext } from './operations';
 
 /** Operations returning an iterable of documents: each element is matched as a root document. */
-const ITERABLE = new Set(['aggregate', 'find', 'listCollections', 'listDatabases', 'listIndexes', 'listSearchIndexes', 'runCursorCommand']);
+const ITERABLE = new Set(['aggregate', 'find', 'listCollections', 'listCollectionObjects', 'listDatabases', 'listDatabaseObjects', 'listIndexes', 'listSearchIndexes', 'runCursorCommand']);
 
 async function loadInitialData(internal: MongoClient, data: Json[] | undefined): Promise<void> {
   for (const c of data ?? []) {
