@@ -126,6 +126,30 @@ describe('database faults: an outage is a 503 within the deadline, never a 500 (
       rmSync(root, { recursive: true, force: true });
     });
 
+    it('its connection terminated mid-query (57P01 admin shutdown): a read answers 200, run again on a fresh connection', async () => {
+      const { Client } = await import('pg');
+      const admin = new Client({ connectionString: `postgres://postgres:password@127.0.0.1:${cluster!.port}/postgres` });
+      await admin.connect();
+      try {
+        expect((await call(base, 'GET', '/categories', token)).status).to.equal(200);
+        // the read's statement waits on a lock, so it is running when its backend is terminated
+        await admin.query('BEGIN');
+        await admin.query('LOCK TABLE categories IN ACCESS EXCLUSIVE MODE');
+        const pending = call(base, 'GET', '/categories', token);
+        await new Promise((r) => setTimeout(r, 250));
+        const { rows } = await admin.query("SELECT count(*)::int AS n FROM pg_stat_activity WHERE pid <> pg_backend_pid() AND datname = current_database() AND wait_event_type = 'Lock'");
+        expect(rows[0].n).to.be.greaterThan(0);
+        await admin.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE pid <> pg_backend_pid() AND datname = current_database() AND wait_event_type = 'Lock'");
+        await new Promise((r) => setTimeout(r, 150));
+        await admin.query('ROLLBACK');
+        const answer = await pending;
+        expect(answer.status, JSON.stringify(answer.body)).to.equal(200);
+      } finally {
+        await admin.query('ROLLBACK').catch(() => undefined);
+        await admin.end();
+      }
+    });
+
     it('stalled (SIGSTOP of every postgres process): reads, writes and authentication answer 503 at the deadline', async () => {
       // a first read on the pool's connections, so the stall catches idle pooled connections too
       expect((await call(base, 'GET', '/categories', token)).status).to.equal(200);
