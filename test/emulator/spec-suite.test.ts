@@ -9,9 +9,10 @@ import { runSpecTest } from './unified/runner';
 /**
  * MongoDB's unified-format spec tests (mongodb/specifications) against the testing kit's MongoDB:
  * the emulator offline, or the server of MONGODB_URI. The specs are read from MONGODB_SPECS_DIR at
- * run time (their licence forbids copying them here). Tests a one-member 7.0 replica set cannot run
- * (runOnRequirements), tests using fail points and tests with operations the runner does not
- * implement are reported as pending with their reason, and counted; totals print at the end.
+ * run time (their licence forbids copying them here). Tests the played server cannot run
+ * (runOnRequirements; TEST_MONGO_TOPOLOGY / TEST_MONGO_VERSION choose it), tests needing fail points
+ * the emulator lacks (it has failCommand) and tests with operations the runner does not implement
+ * are reported as pending with their reason, and counted; totals print at the end.
  *
  *   MONGODB_SPECS_DIR=/work/specs npx mocha test/emulator/spec-suite.test.ts
  *   (add --grep <text> for one file or test; SPEC_FOLDERS=crud,sessions for some folders)
