@@ -265,6 +265,35 @@ describe('emulator: failCommand fail point', function () {
       expect(await coll.countDocuments({ _id: 'w1' } as Document)).to.equal(1);
     });
 
+    it('onPrimaryTransactionalWrite: the write commits, the connection closes, the retry answers the first run', async () => {
+      const coll = monitored.db('fp').collection('txn-write');
+      await monitored.db('admin').command({ configureFailPoint: 'onPrimaryTransactionalWrite', mode: { times: 1 } });
+      events = [];
+      await coll.insertOne({ _id: 't1' } as Document);
+      expect(events.filter((e) => e.commandName === 'insert')).to.have.length(2);
+      expect(await coll.countDocuments({ _id: 't1' } as Document)).to.equal(1);
+    });
+
+    it('onPrimaryTransactionalWrite with failBeforeCommitExceptionCode: statements before it are kept, the retry runs the rest', async () => {
+      const coll = monitored.db('fp').collection('txn-write');
+      await monitored.db('admin').command({ configureFailPoint: 'onPrimaryTransactionalWrite', mode: { skip: 1 }, data: { failBeforeCommitExceptionCode: 1 } });
+      events = [];
+      let failure: Error | undefined;
+      try {
+        await coll.insertMany([{ _id: 'm1' }, { _id: 'm2' }, { _id: 'm3' }] as Document[]);
+      } catch (e) {
+        failure = e as Error;
+      }
+      await monitored.db('admin').command({ configureFailPoint: 'onPrimaryTransactionalWrite', mode: 'off' });
+      // skip 1, then alwaysOn: the retry fails at its first statement again; m1 ran once
+      expect(failure).to.be.instanceOf(Error);
+      expect(events.filter((e) => e.commandName === 'insert')).to.have.length(2);
+      expect(await coll.countDocuments({ _id: { $in: ['m1', 'm2', 'm3'] } } as Document)).to.equal(1);
+      await monitored.db('admin').command({ configureFailPoint: 'onPrimaryTransactionalWrite', mode: { times: 1 }, data: { failBeforeCommitExceptionCode: 1 } });
+      await coll.insertMany([{ _id: 'n1' }, { _id: 'n2' }] as Document[]);
+      expect(await coll.countDocuments({ _id: { $in: ['n1', 'n2'] } } as Document)).to.equal(2);
+    });
+
     it('a non-retryable code is not retried', async () => {
       await failPoint({ times: 1 }, { failCommands: ['find'], errorCode: 2 });
       events = [];

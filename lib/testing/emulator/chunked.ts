@@ -7,6 +7,13 @@ export const CHUNK_STATEMENTS = 1000;
 /** The statement list of each batched write command. */
 const LISTS: Record<string, string> = { insert: 'documents', update: 'updates', delete: 'deletes' };
 
+/** The statements of an insert/update/delete command and the field holding them; undefined for other commands. */
+export function statementList(cmd: Doc): { field: string; statements: unknown[]; length: number } | undefined {
+  const field = LISTS[Object.keys(cmd)[0] ?? ''];
+  const list = field ? cmd[field] : undefined;
+  return Array.isArray(list) ? { field, statements: list, length: list.length } : undefined;
+}
+
 /**
  * The slices a large insert/update/delete runs as, or undefined for any other command.
  *

@@ -91,8 +91,8 @@ export function serverErrorLabels(cmd: Doc, name: string, code: number | undefin
 
 /** An injected command error: mongod's reply for `errorCode`. */
 export class InjectedError extends CommandError {
-  constructor(code: number, labels: string[], topologyVersion: Doc | undefined) {
-    super('InternalError', "Failing command via 'failCommand' failpoint", topologyVersion ? { topologyVersion } : {}, labels);
+  constructor(code: number, labels: string[], topologyVersion: Doc | undefined, message = "Failing command via 'failCommand' failpoint") {
+    super('InternalError', message, topologyVersion ? { topologyVersion } : {}, labels);
     (this as { code: number }).code = code;
     (this as { codeName: string }).codeName = codeNameOf(code);
   }
@@ -105,15 +105,31 @@ export class FailPoints {
   /** How often the fail point was triggered since it was last configured. */
   private count = 0;
   private readonly appNames = new Map<number, string>();
+  /** onPrimaryTransactionalWrite: evaluated per statement of a retryable write (transactional-write.ts). */
+  private writeMode: Mode = { kind: 'off' };
+  private writeData: Doc = {};
+  private writeCount = 0;
 
   /** The configureFailPoint command: `{count, ok: 1}`, count being the triggers of the previous setting. */
   configure(cmd: Doc): Doc {
     const name = cmd.configureFailPoint;
     if (typeof name !== 'string') throw new CommandError('TypeMismatch', "BSON field 'configureFailPoint' is the wrong type, expected type 'string'");
-    if (name !== 'failCommand') throw new CommandError('BadValue', `${name} not found (the emulator has the failCommand fail point only)`);
+    if (name !== 'failCommand' && name !== 'onPrimaryTransactionalWrite') {
+      throw new CommandError('BadValue', `${name} not found (the emulator has the failCommand and onPrimaryTransactionalWrite fail points only)`);
+    }
     const mode = parseMode(cmd.mode);
     const data = cmd.data === undefined ? {} : cmd.data;
     if (!isPlainObject(data)) throw new CommandError('TypeMismatch', "the 'data' option must be an object");
+    if (name === 'onPrimaryTransactionalWrite') {
+      if (data.failBeforeCommitExceptionCode !== undefined && typeof data.failBeforeCommitExceptionCode !== 'number') {
+        throw new CommandError('TypeMismatch', "onPrimaryTransactionalWrite: 'failBeforeCommitExceptionCode' must be a number");
+      }
+      const count = this.writeCount;
+      this.writeMode = mode;
+      this.writeData = mode.kind === 'off' ? {} : (data as Doc);
+      this.writeCount = 0;
+      return { count, ok: 1 };
+    }
     if (mode.kind !== 'off') {
       if (!Array.isArray(data.failCommands) || !data.failCommands.every((c) => typeof c === 'string')) {
         throw new CommandError('BadValue', "failCommand fail point: 'failCommands' must be an array of command names");
@@ -141,6 +157,34 @@ export class FailPoints {
     this.mode = { kind: 'off' };
     this.data = {};
     this.count = 0;
+    this.writeMode = { kind: 'off' };
+    this.writeData = {};
+    this.writeCount = 0;
+  }
+
+  /** Whether onPrimaryTransactionalWrite is set. */
+  get transactionalWriteSet(): boolean {
+    return this.writeMode.kind !== 'off';
+  }
+
+  /**
+   * onPrimaryTransactionalWrite over `statements` statements of a retryable write, as mongod
+   * evaluates it after each statement's write: the first statement it fires on, whether that
+   * statement fails before commit (failBeforeCommitExceptionCode: it and the later ones do not run)
+   * and whether the connection is closed (closeConnection, default true). Without a failure code
+   * every statement runs and every one consumes the mode.
+   */
+  transactionalWrite(statements: number): { firedAt: number; code?: number; close: boolean } | undefined {
+    let firedAt: number | undefined;
+    const code = typeof this.writeData.failBeforeCommitExceptionCode === 'number' ? Number(this.writeData.failBeforeCommitExceptionCode) : undefined;
+    for (let i = 0; i < statements; i++) {
+      if (!consume(this, 'writeMode')) continue;
+      this.writeCount++;
+      firedAt ??= i;
+      if (code !== undefined) break;
+    }
+    if (firedAt === undefined) return undefined;
+    return { firedAt, code, close: this.writeData.closeConnection !== false };
   }
 
   /** Remembers the appName a connection's handshake gave (`client.application.name`). */
@@ -182,6 +226,24 @@ export class FailPoints {
   }
 }
 
+/** Evaluates a mode once (FailPoint::shouldFail): true when it fires; times and skip are counted down. */
+function consume(points: FailPoints, field: 'writeMode'): boolean {
+  const holder = points as unknown as Record<string, Mode>;
+  const mode = holder[field];
+  if (mode.kind === 'off') return false;
+  if (mode.kind === 'alwaysOn') return true;
+  if (mode.kind === 'skip') {
+    if (mode.left > 0) {
+      mode.left--;
+      return false;
+    }
+    return true;
+  }
+  mode.left--;
+  if (mode.left <= 0) holder[field] = { kind: 'off' };
+  return true;
+}
+
 function parseMode(raw: unknown): Mode {
   if (raw === 'off') return { kind: 'off' };
   if (raw === 'alwaysOn') return { kind: 'alwaysOn' };
@@ -198,12 +260,12 @@ function parseMode(raw: unknown): Mode {
 }
 
 /** The error an `errorCode` effect answers with, labelled as mongod labels it. */
-export function injectedError(effect: FailCommandEffect, cmd: Doc, processId: ObjectId): InjectedError {
+export function injectedError(effect: FailCommandEffect, cmd: Doc, processId: ObjectId, message?: string): InjectedError {
   const code = effect.errorCode as number;
   const name = Object.keys(cmd)[0] ?? '';
   const labels = effect.errorLabels ?? serverErrorLabels(cmd, name, code, undefined);
   const topologyVersion = STATE_CHANGE_CODES.has(code) ? { processId, counter: Long.fromNumber(0) } : undefined;
-  return new InjectedError(code, labels, topologyVersion);
+  return new InjectedError(code, labels, topologyVersion, message);
 }
 
 /** A reply with the fail point's writeConcernError added (and labels, as mongod adds them for it). */

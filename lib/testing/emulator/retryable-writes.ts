@@ -12,9 +12,10 @@ const RETRYABLE = new Set(['insert', 'update', 'delete', 'findAndModify', 'finda
  * (mongod keeps the latest too); replies with write errors are not kept (a retry runs again).
  */
 export class RetryableWrites {
-  private readonly last = new Map<string, { txnNumber: string; reply: Doc }>();
+  private readonly last = new Map<string, { txnNumber: string; reply: Doc; executed?: number }>();
 
-  private keyOf(cmd: Doc): { session: string; txnNumber: string } | undefined {
+  /** A retryable write command's key (session, txnNumber), or undefined for any other command. */
+  keyOf(cmd: Doc): { session: string; txnNumber: string } | undefined {
     if (cmd.txnNumber === undefined || cmd.autocommit !== undefined) return undefined;
     if (!RETRYABLE.has(Object.keys(cmd)[0] ?? '')) return undefined;
     const session = sessionKeyOf(cmd.lsid);
@@ -26,7 +27,22 @@ export class RetryableWrites {
     const key = this.keyOf(cmd);
     if (!key) return undefined;
     const seen = this.last.get(key.session);
-    return seen && seen.txnNumber === key.txnNumber ? { ...seen.reply } : undefined;
+    return seen && seen.txnNumber === key.txnNumber && seen.executed === undefined ? { ...seen.reply } : undefined;
+  }
+
+  /** A retry of a write whose first `executed` statements ran (a fail point stopped it): their merged reply. */
+  partial(cmd: Doc): { executed: number; reply: Doc } | undefined {
+    const key = this.keyOf(cmd);
+    const seen = key && this.last.get(key.session);
+    return seen && seen.txnNumber === key.txnNumber && seen.executed !== undefined ? { executed: seen.executed, reply: seen.reply } : undefined;
+  }
+
+  /** Keeps the reply of the first `executed` statements of a write that did not finish. */
+  recordPartial(cmd: Doc, executed: number, reply: Doc): void {
+    const key = this.keyOf(cmd);
+    if (!key) return;
+    const { operationTime: _t, $clusterTime: _c, ...kept } = reply;
+    this.last.set(key.session, { txnNumber: key.txnNumber, reply: kept, executed });
   }
 
   /** Keeps a successful retryable write's reply. */

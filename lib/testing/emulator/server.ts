@@ -1,5 +1,5 @@
 import net from 'node:net';
-import { runSlices, slices } from './chunked';
+import { runSlices, slices, statementList } from './chunked';
 import { commands, EmulatorState } from './commands';
 import { sessionKeyOf } from './commands/handshake';
 import { CommandError, toCommandError } from './errors';
@@ -73,14 +73,69 @@ export function execute(state: EmulatorState, request: Request, connectionId: nu
  * that transaction ends and runs again (bounded by the transaction lifetime limit and the
  * command's maxTimeMS), without holding up other connections.
  */
-export function run(state: EmulatorState, request: Request, connectionId: number): Doc | Promise<Doc> {
+export function run(state: EmulatorState, request: Request, connectionId: number): Doc | Promise<Doc | null> {
   // a retried retryable write answers what its first run answered (retryable-writes.ts)
   const replayed = state.retryableWrites.replay(request.command);
   if (replayed) return replayed;
+  if (state.failPoints.transactionalWriteSet && state.profile.topology === 'replset' && state.retryableWrites.keyOf(request.command)) {
+    return runTransactionalWrite(state, request, connectionId);
+  }
+  const resumed = state.retryableWrites.partial(request.command);
+  if (resumed) return runFrom(state, request, connectionId, resumed, statementCount(request)).then((reply) => (state.retryableWrites.record(request.command, reply), reply));
   const result = runOnce(state, request, connectionId);
   if (result instanceof Promise) return result.then((reply) => (state.retryableWrites.record(request.command, reply), reply));
   state.retryableWrites.record(request.command, result);
   return result;
+}
+
+const NOT_RUN: Doc = { ok: 1, n: 0 };
+
+function statementCount(request: Request): number {
+  const list = statementList(request.command);
+  return list ? list.length : 1;
+}
+
+/** The command with statements [from, to) only (insert/update/delete; findAndModify is one statement). */
+function statementsOf(request: Request, from: number, to: number): Request {
+  const list = statementList(request.command);
+  if (!list) return request;
+  return { ...request, command: { ...request.command, [list.field]: list.length === to - from ? list.statements : list.statements.slice(from, to) } };
+}
+
+/**
+ * Runs statements [from, to) after the `done` reply of statements [0, from), merged as one reply
+ * (statement indexes shifted, counts added).
+ */
+async function runFrom(state: EmulatorState, request: Request, connectionId: number, done: { executed: number; reply: Doc } | undefined, to: number): Promise<Doc> {
+  const from = done?.executed ?? 0;
+  const list = statementList(request.command);
+  if (!list) return from >= to ? (done?.reply ?? NOT_RUN) : runOnce(state, request, connectionId);
+  const before = statementsOf(request, 0, from);
+  const rest = statementsOf(request, from, to);
+  const parts = from > 0 ? [before, rest] : [rest];
+  if (from >= to) return done?.reply ?? { ...NOT_RUN };
+  return runSlices(parts, (part) => (part === before ? (done?.reply ?? { ...NOT_RUN }) : runOnce(state, part, connectionId)));
+}
+
+/**
+ * A retryable write under onPrimaryTransactionalWrite (fail-point.ts): the statements before the
+ * one it fires on run and are kept for the retry; with failBeforeCommitExceptionCode that statement
+ * and the later ones do not run, without it all run and are kept; then the connection is closed
+ * (null) or, with closeConnection false, the error or the reply is answered.
+ */
+async function runTransactionalWrite(state: EmulatorState, request: Request, connectionId: number): Promise<Doc | null> {
+  const total = statementCount(request);
+  const done = state.retryableWrites.partial(request.command);
+  const from = done?.executed ?? 0;
+  const fired = state.failPoints.transactionalWrite(total - from);
+  const stop = fired && fired.code !== undefined ? from + fired.firedAt : total;
+  const reply = await runFrom(state, request, connectionId, done, stop);
+  if (reply.ok !== 1 || reply.writeErrors !== undefined || stop === total) state.retryableWrites.record(request.command, reply);
+  else state.retryableWrites.recordPartial(request.command, stop, reply);
+  if (!fired || reply.ok !== 1) return reply;
+  if (fired.close) return null;
+  if (fired.code === undefined) return reply;
+  return injectedError({ errorCode: fired.code }, request.command, state.processId, 'Failing write for test due to failpoint').toReply();
 }
 
 function runOnce(state: EmulatorState, request: Request, connectionId: number): Doc | Promise<Doc> {
@@ -99,6 +154,7 @@ export async function runFailing(state: EmulatorState, request: Request, connect
     return reply instanceof HeldByTransaction ? reply.toReply() : reply;
   }
   const reply = await run(state, request, connectionId);
+  if (reply === null) return null;
   return effect.writeConcernError ? withWriteConcernError(reply, effect, request.command) : reply;
 }
 

@@ -4,8 +4,10 @@ import { isSupported } from './operations';
 import { unmetAll, type ServerInfo } from './requirements';
 
 /** Fail points the emulator has (lib/testing/emulator/fail-point.ts), and the data fields it honours. */
-const FAIL_POINTS = new Set(['failCommand']);
-const FAIL_POINT_DATA = new Set(['failCommands', 'errorCode', 'closeConnection', 'blockConnection', 'blockTimeMS', 'errorLabels', 'writeConcernError', 'appName']);
+const FAIL_POINT_DATA: Record<string, Set<string>> = {
+  failCommand: new Set(['failCommands', 'errorCode', 'closeConnection', 'blockConnection', 'blockTimeMS', 'errorLabels', 'writeConcernError', 'appName']),
+  onPrimaryTransactionalWrite: new Set(['closeConnection', 'failBeforeCommitExceptionCode']),
+};
 
 /** Why a test's fail points cannot be set on the emulator, or undefined. */
 function failPointReason(ops: Json[]): string | undefined {
@@ -13,9 +15,10 @@ function failPointReason(ops: Json[]): string | undefined {
     if (op.name !== 'failPoint' && op.name !== 'targetedFailPoint') continue;
     const fp = ((op.arguments as Json | undefined)?.failPoint ?? {}) as Json;
     const name = String(fp.configureFailPoint);
-    if (!FAIL_POINTS.has(name)) return `fail point ${name} (the emulator has failCommand only)`;
-    const extra = Object.keys((fp.data ?? {}) as Json).find((k) => !FAIL_POINT_DATA.has(k));
-    if (extra) return `failCommand data field ${extra} (not implemented by the emulator)`;
+    const fields = FAIL_POINT_DATA[name];
+    if (!fields) return `fail point ${name} (the emulator has failCommand and onPrimaryTransactionalWrite only)`;
+    const extra = Object.keys((fp.data ?? {}) as Json).find((k) => !fields.has(k));
+    if (extra) return `${name} data field ${extra} (not implemented by the emulator)`;
   }
   return undefined;
 }

@@ -3,6 +3,7 @@
  * Keys: `folder/file` or `folder/file/test`.
  */
 export const DRIVER_DEVIATIONS: Record<string, string> = {
+  'retryable-writes/bulkWrite/First insertOne is never committed': 'Node.js driver deviation: its BulkWriteError result lists the insertedIds of a batch that failed as a whole',
   'crud/bypassDocumentValidation/BulkWrite passes bypassDocumentValidation: false': 'Node.js driver deviation: it omits bypassDocumentValidation: false',
   'crud/bypassDocumentValidation/FindOneAndReplace passes bypassDocumentValidation: false': 'Node.js driver deviation: it omits bypassDocumentValidation: false',
   'crud/bypassDocumentValidation/FindOneAndUpdate passes bypassDocumentValidation: false': 'Node.js driver deviation: it omits bypassDocumentValidation: false',

@@ -97,7 +97,7 @@ export async function runSpecTest(file: SpecFile, test: SpecTest, internal: Mong
   } finally {
     await entities.close();
     // a fail point a test set must not outlive it (servers without test commands refuse: ignored)
-    await internal.db('admin').command({ configureFailPoint: 'failCommand', mode: 'off' }).catch(() => undefined);
+    for (const name of ['failCommand', 'onPrimaryTransactionalWrite']) await internal.db('admin').command({ configureFailPoint: name, mode: 'off' }).catch(() => undefined);
     // open transactions of a failed test must not block the next one
     await internal.db('admin').command({ killAllSessions: [] }).catch(() => undefined);
   }
