@@ -158,6 +158,22 @@ forEachDriver('aggregates', (ctx) => {
       expectError(await ctx.as(null).get(`${API}/products/aggregate`), 401, 'unauthenticated');
     });
 
+    it('every role gets on each resource the status its list answers (the list permission)', async () => {
+      const nobody = await ctx.member([]);
+      const admin = await ctx.member(['admin']);
+      const customer = await ctx.member(['customer']);
+      const seen = new Set<number>();
+      for (const member of [viewer, editor, customer, admin, nobody]) {
+        for (const resource of ['products', 'categories', 'tags', 'reviews', 'users']) {
+          const list = await member.agent().get(`${API}/${resource}`);
+          const res = await aggregate(resource, {}, member);
+          expect(res.status, `${resource} as ${member.user.name}: ${res.text}`).to.equal(list.status);
+          seen.add(res.status);
+        }
+      }
+      expect([...seen].sort()).to.deep.equal([200, 403]);
+    });
+
     it('a field the caller may not read cannot be grouped, aggregated or ordered by (400 naming it)', async () => {
       expectBadRequest(await aggregate('products', { group_by: ['cost'] }, viewer), 'cost');
       expectBadRequest(await aggregate('products', { aggregate: { sum: ['cost'] } }, viewer), 'cost');
