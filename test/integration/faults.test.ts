@@ -222,6 +222,94 @@ describe('database faults: an outage is a 503 within the deadline, never a 500 (
     });
   });
 
+  describe('MongoDB stalled and answering "not primary" under a running app (emulator child process, fail points)', () => {
+    let mongo: Awaited<ReturnType<typeof startMongo>> | null = null;
+    let shop: ExampleApp | null = null;
+    let server: Server | null = null;
+    let admin: import('mongoose').Connection | null = null;
+    let base = '';
+    let token = '';
+    let id = '';
+
+    before(async () => {
+      mongo = await startMongo({ process: 'child' });
+      const uri = new URL(mongo.uri);
+      uri.pathname = '/faults_stall';
+      shop = await createExampleApp({ driver: 'mongo', mongoUri: uri.toString(), apiOptions: { config: { requestTimeoutMs: DEADLINE_MS } } });
+      server = shop.app.listen(0, '127.0.0.1');
+      await new Promise((r) => server!.once('listening', r));
+      base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      token = shop.info.adminToken;
+      const created = await call(base, 'POST', '/categories', token, { name: 'Before' });
+      expect(created.status, JSON.stringify(created.body)).to.equal(200);
+      id = (created.body as { model?: { id: string } }).model!.id;
+      const mongoose = (await import('mongoose')).default;
+      admin = await mongoose.createConnection(mongo.uri).asPromise();
+    });
+
+    after(async () => {
+      mongo?.child?.resume();
+      if (server) await new Promise((r) => server!.close(r));
+      await admin?.close(true).catch(() => undefined);
+      await shop?.close().catch(() => undefined);
+      await mongo?.stop().catch(() => undefined);
+    });
+
+    for (const [codeName, code] of [['NotWritablePrimary', 10107], ['InterruptedDueToReplStateChange', 11602], ['PrimarySteppedDown', 189]] as const) {
+      it(`${codeName} (${code}): reads failing past the driver's one retry and a lasting write failure are 503, never a 500; three failed inserts are absorbed by the transaction's retry`, async () => {
+        await admin!.db!.admin().command({ configureFailPoint: 'failCommand', mode: { times: 6 }, data: { failCommands: ['aggregate', 'find'], errorCode: code } });
+        try {
+          const list = await call(base, 'GET', '/categories', token);
+          expectUnavailable(list, 'list');
+          const show = await call(base, 'GET', `/categories/${id}`, token);
+          expectUnavailable(show, 'show');
+        } finally {
+          await admin!.db!.admin().command({ configureFailPoint: 'failCommand', mode: 'off' });
+        }
+        // a write runs in a transaction, which the driver runs again on such an answer (its own
+        // guarantee): a few failures are absorbed, a lasting one is a 503 at the deadline
+        await admin!.db!.admin().command({ configureFailPoint: 'failCommand', mode: { times: 3 }, data: { failCommands: ['insert'], errorCode: code } });
+        try {
+          const write = await call(base, 'POST', '/categories', token, { name: `After three ${codeName}` });
+          expect(write.status, JSON.stringify(write.body)).to.equal(200);
+        } finally {
+          await admin!.db!.admin().command({ configureFailPoint: 'failCommand', mode: 'off' });
+        }
+        await admin!.db!.admin().command({ configureFailPoint: 'failCommand', mode: 'alwaysOn', data: { failCommands: ['insert'], errorCode: code } });
+        try {
+          const write = await call(base, 'POST', '/categories', token, { name: `During ${codeName}` });
+          expectUnavailable(write, 'write');
+        } finally {
+          await admin!.db!.admin().command({ configureFailPoint: 'failCommand', mode: 'off' });
+        }
+        expect((await call(base, 'GET', `/categories/${id}`, token)).status).to.equal(200);
+      });
+    }
+
+    it('one NotWritablePrimary on a read is absorbed by the driver\'s retry: 200', async () => {
+      await admin!.db!.admin().command({ configureFailPoint: 'failCommand', mode: { times: 1 }, data: { failCommands: ['aggregate'], errorCode: 10107 } });
+      const list = await call(base, 'GET', '/categories', token);
+      expect(list.status, JSON.stringify(list.body)).to.equal(200);
+    });
+
+    it('stalled (SIGSTOP): reads, writes and authentication answer 503 at the deadline; after SIGCONT 200 again', async () => {
+      mongo!.child!.pause();
+      try {
+        const answers = await Promise.all([
+          call(base, 'GET', '/categories', token),
+          call(base, 'GET', `/categories/${id}`, token),
+          call(base, 'POST', '/categories', token, { name: 'During the stall' }),
+          call(base, 'GET', '/categories', 'unseen-stalled-mongo-token'),
+        ]);
+        answers.forEach((a, i) => expectUnavailable(a, `request ${i}`));
+      } finally {
+        mongo!.child!.resume();
+      }
+      let status = 0;
+      await waitFor(async () => (status = (await call(base, 'GET', '/categories', token)).status) === 200, 20_000, `a 200 after SIGCONT (last ${status})`);
+    });
+  });
+
   describe('MongoDB gone under a running app', () => {
     it('reads, writes and authentication answer 503 connection_error within the deadline', async () => {
       const mongo = await startMongo();
