@@ -5,7 +5,8 @@ import { outputValue } from './serialize';
 
 /** Runs a compiled aggregate (one command) and reads its `{data, total}` document. */
 export async function runAggregate(collection: Collection, plan: CompiledAggregate, options: AggregateOptions): Promise<AggregateResult> {
-  const docs = await collection.aggregate<Document>(plan.pipeline, options).toArray();
+  // $group holds every group (and count_distinct its sets) before the page is cut: it may spill to disk
+  const docs = await collection.aggregate<Document>(plan.pipeline, { allowDiskUse: true, ...options }).toArray();
   const facet = docs[0] ?? { data: [], total: [] };
   const data = (facet.data ?? []) as Document[];
   const total = ((facet.total ?? []) as Array<{ total?: number }>)[0]?.total ?? 0;

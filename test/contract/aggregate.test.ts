@@ -94,6 +94,12 @@ forEachDriver('aggregates', (ctx) => {
       expect(await data('products', { eq: { status: 'draft' } })).to.deep.equal([{ group: {}, count: 1 }]);
     });
 
+    it('bracket notation means the same as the JSON form (decision 64)', async () => {
+      const res = await ctx.request().get(`${API}/products/aggregate?group_by[]=featured&aggregate[count]=*&aggregate[max][]=price&orderby[count]=desc&pagination[page]=1&pagination[pageSize]=1`);
+      expect(res.status, res.text).to.equal(200);
+      expect(res.body).to.deep.include({ data: [{ group: { featured: false }, count: 4, max: { price: 200 } }], total: 2, per_page: 1 });
+    });
+
     it('a JSON body carries the parameters, as on lists', async () => {
       const res = await ctx.getWithBody('/products/aggregate', { group_by: ['featured'], aggregate: { max: ['price'] } });
       expect(res.status, res.text).to.equal(200);
