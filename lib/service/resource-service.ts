@@ -194,8 +194,16 @@ export class ResourceService {
     return planAggregate(params, view.model(this.name), view, this.config, (carrier) => this.prepareList(carrier, ctx));
   }
 
+  /** Runs a planned aggregate; the query log shows the aggregate query (its driver form is not a list's). */
   async runAggregate(plan: PlannedAggregate): Promise<AggregateEnvelope> {
-    return aggregateEnvelope(plan.query, await this.timed('aggregate', plan.carrier, () => runAggregateOn(this.driver, plan)));
+    const started = performance.now();
+    try {
+      return aggregateEnvelope(plan.query, await runAggregateOn(this.driver, plan));
+    } catch (err) {
+      throw this.translated(err);
+    } finally {
+      this.logQuery('aggregate', { aggregate: plan.query }, Math.round((performance.now() - started) * 10) / 10);
+    }
   }
 
   /** A show, planned: the id (404 when it cannot be one) and the scoped by-id query. */
