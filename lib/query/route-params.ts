@@ -20,6 +20,8 @@ const BY_ACTION: Record<string, readonly string[]> = {
   index: INDEX,
   first: INDEX,
   aggregate: [...AGGREGATE_PARAMS, ...CACHE],
+  // the change feed (decision 61): own-field filters and select
+  changes: ['oper', 'attr', 'eq', 'select'],
   // orderby orders a tree's siblings (hierarchy)
   show: [...SHOW, 'hierarchy', 'orderby', ...CACHE],
   exportExcel: EXPORT,
