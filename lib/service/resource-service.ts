@@ -334,6 +334,7 @@ export class ResourceService {
     const raw = body !== null && typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>)[key] : undefined;
     if (!Array.isArray(raw)) throw new BadRequestError(`The "${key}" key is required and must be an array of records with an id.`, key);
     if (raw.length === 0) throw new BadRequestError(`The "${key}" array must contain at least one record.`, key);
+    if (this.nested?.applies(raw, scope)) this.nested.refuseInBulkUpdate(raw, key);
     const errors: FieldErrors = {};
     const ids: Id[] = [];
     const unknownIds: Array<string | number> = [];

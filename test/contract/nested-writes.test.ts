@@ -188,6 +188,13 @@ forEachDriver('nested writes', (ctx) => {
       }
     });
 
+    it('bulk updates take no nested parts: a 400 naming the path, nothing written', async () => {
+      const res = await req().patch(`${API}/products/batch`).send({ product: [{ id: product.id, name: 'Changed', tags: [] }] });
+      expectError(res, 400, 'bad_request', /product\.0\.tags/);
+      expect((await ctx.fetch('products', product.id)).name).to.equal('Parent');
+      expect(ids(await tagsOf(product))).to.deep.equal(ids([tags[0], tags[1]]));
+    });
+
     it('shape errors: one-to-many takes {create, update, delete}; a foreign key in an update is a 422', async () => {
       expectError(await put(product, { reviews: [{ rating: 5 }] }), 400, 'bad_request', /reviews/);
       expectError(await put(product, { reviews: { replace: [] } }), 400, 'bad_request', /reviews\.replace/);

@@ -1,5 +1,5 @@
 import type { Id, Row, Transaction } from '../../driver';
-import { ValidationError } from '../../errors';
+import { BadRequestError, ValidationError } from '../../errors';
 import { parseReadOptions } from '../../query';
 import { modelsTouchedByDelete } from '../../resource/references';
 import { runHook } from '../hooks';
@@ -73,6 +73,16 @@ export class NestedWrites {
       },
     });
     return this.answer(result, outcome!, ctx) as Promise<WriteResult>;
+  }
+
+  /** Bulk updates take no nested parts (decision 58 names POST and PUT/PATCH of one record): a 400 naming the first. */
+  refuseInBulkUpdate(items: unknown[], key: string): never {
+    items.forEach((item, i) => {
+      const errors: FieldErrors = {};
+      const parsed = parseNestedItem(item, this.parent.entry.info, this.relations, 'update', `${key}.${i}.`, errors);
+      if (parsed.nested.length > 0) throw new BadRequestError(`"${parsed.nested[0].path}": nested writes are taken by POST /${this.parent.entry.declaration.name} and PUT/PATCH /${this.parent.entry.declaration.name}/{id}, not by bulk updates.`, parsed.nested[0].path);
+    });
+    throw new Error('refuseInBulkUpdate: no nested part found');
   }
 
   /** Rights first (403 before any 422), then every part's checks; with an error, the parent's own errors join them. */
