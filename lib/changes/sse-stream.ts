@@ -1,5 +1,10 @@
 import type { Response } from 'express';
 
+/** The text of one event. */
+export function eventFrame(id: string | null, name: string, data: string): string {
+  return `${id === null ? '' : `id: ${id}\n`}event: ${name}\ndata: ${data}\n\n`;
+}
+
 /**
  * One Server-Sent Events response: frames written as they come, a comment line as heartbeat.
  * Bounded memory: when the socket does not drain and the unsent bytes pass `maxBufferedBytes`,
@@ -36,9 +41,14 @@ export class SseStream {
     this.write(': stream open\n\n');
   }
 
-  /** An event frame: `id`, `event`, one `data` line of JSON (JSON text holds no line break). */
+  /** An event: `id`, `event`, one `data` line of JSON (JSON text holds no line break). */
   event(id: string | null, name: string, data: string): void {
-    this.write(`${id === null ? '' : `id: ${id}\n`}event: ${name}\ndata: ${data}\n\n`);
+    this.write(eventFrame(id, name, data));
+  }
+
+  /** A frame made by eventFrame (shared by the subscribers who see an event the same way). */
+  frame(text: string): void {
+    this.write(text);
   }
 
   comment(text: string): void {

@@ -2,7 +2,7 @@ import type { Filter } from '../query/ast';
 import type { ModelInfo } from '../resource/model-info';
 import { stripHidden, type CatalogView } from '../service/catalog-view';
 import { matchesFilter } from './match-filter';
-import type { SseStream } from './sse-stream';
+import { eventFrame, type SseStream } from './sse-stream';
 import type { ChangeEvent } from './types';
 
 /** What one subscription receives (decision 61): computed once when the stream opens. */
@@ -21,7 +21,7 @@ export interface SubscriberRules {
   renderKey: string;
 }
 
-/** Renderings of one event shared by the subscribers with the same view and select. */
+/** Frames of one event shared by the subscribers with the same view and select. */
 export type RenderCache = Map<string, string>;
 
 /** One open stream on one resource. */
@@ -36,12 +36,13 @@ export class Subscriber {
   deliver(event: ChangeEvent, renders: RenderCache): void {
     const { info, filter, scope } = this.rules;
     if (!matchesFilter(scope, event.record, info) || !matchesFilter(filter, event.record, info)) return;
-    let data = renders.get(this.rules.renderKey);
-    if (data === undefined) {
-      data = JSON.stringify({ id: event.key, model: this.render(event.record) });
-      renders.set(this.rules.renderKey, data);
+    // the whole frame, made once for every subscriber who sees the event the same way
+    let frame = renders.get(this.rules.renderKey);
+    if (frame === undefined) {
+      frame = eventFrame(event.id, event.kind, JSON.stringify({ id: event.key, model: this.render(event.record) }));
+      renders.set(this.rules.renderKey, frame);
     }
-    this.stream.event(event.id, event.kind, data);
+    this.stream.frame(frame);
   }
 
   /** The record as a show would answer this subscriber: hidden fields removed, then `select`. */
