@@ -199,6 +199,7 @@ forEachDriver('nested writes', (ctx) => {
       expectError(await put(product, { reviews: [{ rating: 5 }] }), 400, 'bad_request', /reviews/);
       expectError(await put(product, { reviews: { replace: [] } }), 400, 'bad_request', /reviews\.replace/);
       expectError(await put(product, { tags: { sync: [], attach: [] } }), 400, 'bad_request', /sync/);
+      expectError(await put(product, { reviews: { update: [{ id: reviews[0].id, rating: 5 }], delete: [reviews[0].id] } }), 400, 'bad_request', /more than once in "reviews"/);
       const fk = await put(product, { reviews: { update: [{ id: reviews[0].id, product_id: product.id }] } });
       expect(expectError(fk, 422, 'validation_error').errors).to.have.all.keys('reviews.update.0.product_id');
       const invalid = await put(product, { reviews: { update: [{ id: reviews[0].id, rating: 0 }], create: [{ rating: 6 }] } });

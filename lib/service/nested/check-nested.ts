@@ -1,5 +1,5 @@
 import type { Id } from '../../driver';
-import { ForbiddenError } from '../../errors';
+import { BadRequestError, ForbiddenError } from '../../errors';
 import type { PivotEntry } from '../../relations/pivot-input';
 import { checkReferences } from '../check-references';
 import { runHook } from '../hooks';
@@ -83,6 +83,13 @@ export async function prepareNested(parent: ResourceService, items: NestedItem[]
     }
   });
   for (const p of prepared) {
+    // a record is updated or deleted once per request (as in the bulk routes)
+    const seen = new Set<string>();
+    for (const n of [...p.update, ...p.delete]) {
+      if (n.id === null) continue;
+      if (seen.has(String(n.id))) throw new BadRequestError(`The id ${String(n.rawId)} appears more than once in "${p.ops.path}".`, p.ops.path);
+      seen.add(String(n.id));
+    }
     for (const l of [...p.attach, ...(p.sync ?? []), ...p.detach]) if (l.id === null) addError(errors, l.path, `The selected ${l.path} is invalid.`);
     p.delete.forEach((d, i) => {
       if (typeof d.rawId !== 'string' && typeof d.rawId !== 'number') addError(errors, `${p.ops.path}.delete.${i}`, 'The id must be a string or a number.');
