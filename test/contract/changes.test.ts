@@ -3,6 +3,7 @@ import { expect } from 'chai';
 import supertest from 'supertest';
 import { API, TIMESTAMP, forEachDriver, type Member } from '../support/contract-app';
 import { ChangeStream, listen } from '../support/change-stream';
+import { changes } from '../../lib/client/changes';
 
 /**
  * GET /{resource}/changes (decisions 60-62): an event after the commit of every write path, its
@@ -51,6 +52,26 @@ forEachDriver('change feed', (ctx) => {
       const unknown = await feed('products', { params: { pagination: { page: 1 } } });
       expect(unknown.status).to.equal(400);
       expect(JSON.stringify(unknown.body)).to.contain('pagination');
+    });
+  });
+
+  describe('the typed client', () => {
+    it('reads the stream as an async iterator of EventSource-like messages, over fetch', async () => {
+      const feedOf = (ctx.app.api as unknown as { changes: { openStreams: number } }).changes;
+      const before = feedOf.openStreams;
+      const controller = new AbortController();
+      const iterator = changes<{ id: unknown; name: string }>({ baseUrl: `${server.url}${API}`, headers: { authorization: `Bearer ${ctx.app.info.adminToken}` } }, 'products', { select: ['name'], attr: { name: 'Via client' }, signal: controller.signal });
+      const first = iterator.next();
+      const deadline = Date.now() + 5000;
+      while (feedOf.openStreams === before && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+      await ctx.product({ name: 'Not for the client' });
+      const p = await ctx.product({ name: 'Via client' });
+      const { value } = await first;
+      expect(value).to.deep.include({ type: 'created', data: JSON.stringify({ id: p.id, model: { id: p.id, name: 'Via client' } }) });
+      expect(value!.json).to.deep.equal({ id: p.id, model: { id: p.id, name: 'Via client' } });
+      expect(value!.lastEventId).to.be.a('string').and.not.equal('');
+      controller.abort();
+      expect((await iterator.next()).done).to.equal(true);
     });
   });
 
