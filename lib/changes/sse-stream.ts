@@ -39,6 +39,7 @@ export class SseStream {
     this.res.flushHeaders();
     this.res.socket?.setNoDelay(true);
     this.write(': stream open\n\n');
+    this.flush();
   }
 
   /** An event: `id`, `event`, one `data` line of JSON (JSON text holds no line break). */
@@ -58,16 +59,49 @@ export class SseStream {
   /** Ends the response (graceful shutdown). */
   end(): void {
     if (this.closed) return;
+    this.flush();
     this.closed = true;
     this.res.end();
   }
 
+  /**
+   * Frames wait for the end of the current turn of the event loop and go out as one write: under
+   * load (commits finishing faster than streams are written) several events share one write
+   * instead of one write each per stream.
+   */
   private write(frame: string): void {
     if (this.closed) return;
-    const flushed = this.res.write(frame);
+    if (this.pending === '') dirty.add(this);
+    this.pending += frame;
+    if (this.pending.length > this.maxBufferedBytes) this.flush();
+    scheduleFlush();
+  }
+
+  private pending = '';
+
+  /** Writes what is pending; a stream whose unsent bytes stay over the bound is dropped. */
+  flush(): void {
+    const text = this.pending;
+    this.pending = '';
+    dirty.delete(this);
+    if (this.closed || text === '') return;
+    const flushed = this.res.write(text);
     if (!flushed && this.res.writableLength > this.maxBufferedBytes) {
       this.closed = true;
       this.res.destroy();
     }
   }
+}
+
+/** Streams with frames waiting, written together once per turn of the event loop. */
+const dirty = new Set<SseStream>();
+let scheduled = false;
+
+function scheduleFlush(): void {
+  if (scheduled) return;
+  scheduled = true;
+  setImmediate(() => {
+    scheduled = false;
+    for (const stream of [...dirty]) stream.flush();
+  });
 }
