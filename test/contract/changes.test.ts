@@ -160,6 +160,18 @@ forEachDriver('change feed', (ctx) => {
       expect(d.data.model!.deleted_at).to.match(TIMESTAMP);
     });
 
+    it('nested writes: the parent and each nested record it creates', async () => {
+      const products = await feed('products');
+      const reviews = await feed('reviews');
+      const user = await ctx.user();
+      const res = await admin().post(`${API}/products`).send({ name: 'Nested parent', sku: ctx.unique('sku'), price: 1, reviews: [{ user_id: user.id, rating: 5 }, { user_id: user.id, rating: 4 }] });
+      expect(res.status, res.text).to.equal(200);
+      const [parent] = await products.take(1);
+      expect([parent.type, parent.data.id]).to.deep.equal(['created', res.body.model.id]);
+      const children = await reviews.take(2);
+      expect(children.map((e) => [e.type, e.data.model!.product_id, e.data.model!.rating])).to.deep.equal([['created', res.body.model.id, 5], ['created', res.body.model.id, 4]]);
+    });
+
     it('a rolled-back write emits nothing', async () => {
       const a = await ctx.product({ name: 'Rollback A' });
       const absent = await ctx.absentId('products');
