@@ -19,7 +19,8 @@ type Message = { ready?: string; rss?: number; streams?: number };
 async function serve(): Promise<void> {
   const { createExampleApp } = await import('../example-app/app');
   const driver = process.env.BENCH_DRIVER === 'mongo' ? 'mongo' : 'sql';
-  const db = driver === 'mongo' ? { mongoUri: (await (await import('../lib/testing/start-mongo')).startMongo()).uri } : { postgresUri: (await (await import('../lib/testing/start-postgres')).startPostgres()).uri };
+  const handle = driver === 'mongo' ? await (await import('../lib/testing/start-mongo')).startMongo() : await (await import('../lib/testing/start-postgres')).startPostgres();
+  const db = driver === 'mongo' ? { mongoUri: handle.uri } : { postgresUri: handle.uri };
   const winston = (await import('winston')).default;
   const logger = winston.createLogger({ silent: true, transports: [new winston.transports.Console({ silent: true })] });
   const shop = await createExampleApp({ driver, ...db, adminToken: TOKEN, logger, apiOptions: { changes: { maxStreams: SUBSCRIBERS + 10 } } });
@@ -27,6 +28,13 @@ async function serve(): Promise<void> {
   const server = http.createServer(shop.app);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   process.on('message', (m: { ask?: string }) => {
+    if (m.ask === 'stop') {
+      // streams, app and database closed before the process ends (no orphaned database server)
+      server.closeAllConnections();
+      server.close();
+      void shop.close().then(() => handle.stop()).finally(() => process.exit(0));
+      return;
+    }
     if (m.ask === 'rss') {
       global.gc?.();
       process.send?.({ rss: process.memoryUsage().rss, streams: shop.api.changes.openStreams } satisfies Message);
@@ -132,7 +140,9 @@ async function main(): Promise<void> {
   results.push(`write sent -> event delivered (${SECONDS * RATE} writes at ${RATE}/s, ${received} deliveries of ${SECONDS * RATE * SUBSCRIBERS} expected): p50 ${percentile(delivery, 50).toFixed(2)} ms, p99 ${percentile(delivery, 99).toFixed(2)} ms`);
   for (const req of requests) req.destroy();
   console.log(results.join('\n'));
-  child.kill();
+  child.send({ ask: 'stop' });
+  await new Promise((resolve) => child.once('exit', resolve));
+  process.exit(0);
 }
 
 void main().catch((error: unknown) => {
