@@ -14,6 +14,19 @@ import { SseStream } from './sse-stream';
 import { Subscriber, type RenderCache, type SubscriberRules } from './subscriber';
 import type { ChangeEvent, ChangeFeedSettings } from './types';
 
+/** How long a write or a new stream waits for Redis before going on without it (ms). */
+const REDIS_WAIT_MS = 1000;
+
+/** `work`, or a rejection after `ms` (the work goes on; its late failure is ignored). */
+function within<T>(work: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  work.catch(() => undefined);
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`Redis did not answer within ${ms} ms`)), ms);
+  });
+  return Promise.race([work, late]).finally(() => clearTimeout(timer));
+}
+
 /**
  * The change feed (decisions 60-62): fed after each commit by the recording drivers, it keeps a
  * bounded buffer of recent events per resource, delivers each event to the open streams of its
@@ -112,7 +125,7 @@ export class ChangeFeed implements ChangeSink {
     if (events.length === 0) return;
     if (this.fanOut && !this.redisDown) {
       try {
-        await this.fanOut.publish(events);
+        await within(this.fanOut.publish(events), REDIS_WAIT_MS);
         return;
       } catch (error) {
         this.redisFailed(error);
@@ -151,7 +164,7 @@ export class ChangeFeed implements ChangeSink {
     if (this.streams >= this.settings.maxStreams) throw new ApiError('connection_error', `Too many open change streams on this server (${this.settings.maxStreams}); try again later.`);
     if (!this.live.has(model)) {
       this.live.add(model);
-      if (this.fanOut && !this.redisDown) await this.fanOut.announce(model).catch((error: unknown) => this.redisFailed(error));
+      if (this.fanOut && !this.redisDown) await within(this.fanOut.announce(model), REDIS_WAIT_MS).catch((error: unknown) => this.redisFailed(error));
     }
     if (res.destroyed) return;
     let subscriber: Subscriber | null = null;
