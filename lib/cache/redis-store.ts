@@ -1,5 +1,6 @@
 import { createClient } from 'redis';
 import type { CacheEntry, CacheStore } from './store';
+import { closeRedisClient } from './close-redis';
 
 type Client = ReturnType<typeof createClient>;
 
@@ -61,18 +62,8 @@ export class RedisStore implements CacheStore {
     await multi.exec();
   }
 
-  /** QUIT, or the socket destroyed when Redis does not answer it within a second (a stalled server). */
+  /** QUIT, or the socket destroyed when Redis does not answer (see closeRedisClient). */
   async close(): Promise<void> {
-    if (!this.client.isOpen) return;
-    // reconnecting: nothing to say goodbye to
-    if (!this.client.isReady) {
-      this.client.destroy();
-      return;
-    }
-    let timer: NodeJS.Timeout | undefined;
-    const quit = this.client.quit().then(() => true, () => false);
-    const answered = await Promise.race([quit, new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), 1000)))]);
-    clearTimeout(timer);
-    if (!answered && this.client.isOpen) this.client.destroy();
+    await closeRedisClient(this.client);
   }
 }

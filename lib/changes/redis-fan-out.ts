@@ -1,5 +1,6 @@
 import { createClient } from 'redis';
 import type { ChangeEvent } from './types';
+import { closeRedisClient } from '../cache/close-redis';
 
 type Client = ReturnType<typeof createClient>;
 
@@ -69,8 +70,7 @@ export class RedisFanOut {
   }
 
   async close(): Promise<void> {
-    for (const client of [this.subscriber, this.publisher]) {
-      if (client.isOpen) await client.quit().catch(() => client.destroy());
-    }
+    // a dead Redis must not hold the app's shutdown (the subscriber keeps an offline queue)
+    await Promise.all([this.subscriber, this.publisher].map((client) => closeRedisClient(client)));
   }
 }
