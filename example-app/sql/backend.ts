@@ -1,4 +1,5 @@
 import { Sequelize } from 'sequelize';
+import { guardedPg } from './guarded-pg';
 import { databaseFromUri, describeLocation } from '../database-location';
 import { defineSqlModels, PIVOT_TABLE, type SqlModels } from './models';
 
@@ -23,6 +24,7 @@ export async function openSqlBackend(uri: string): Promise<SqlBackend> {
   // a server that stops answering (stalled, unreachable) is given up on by the client too: 5 s to connect, 35 s per statement
   const sequelize = new Sequelize(uri, {
     dialect: 'postgres',
+    dialectModule: guardedPg,
     logging: false,
     dialectOptions: { statement_timeout: 30_000, idle_in_transaction_session_timeout: 60_000, connectionTimeoutMillis: 5_000, query_timeout: 35_000, keepAlive: true },
     pool: { max: 5, acquire: 10_000 },

@@ -9,7 +9,7 @@ import type { ModelInfo } from '../resource/model-info';
 import { byIdsQuery } from '../service/read-by-ids';
 import { EventBuffer } from './event-buffer';
 import { recordingDriver, type ChangeSink, type RecordedChange } from './recording-driver';
-import { RedisFanOut } from './redis-fan-out';
+import type { RedisFanOut } from './redis-fan-out';
 import { SseStream } from './sse-stream';
 import { Subscriber, type RenderCache, type SubscriberRules } from './subscriber';
 import type { ChangeEvent, ChangeFeedSettings } from './types';
@@ -49,7 +49,7 @@ export class ChangeFeed implements ChangeSink {
     readonly settings: ChangeFeedSettings,
     private readonly log: Loggers,
   ) {
-    this.fanOut = settings.redisUrl ? new RedisFanOut(settings.redisUrl, settings.prefix, { event: (e) => this.deliver(e), live: (m) => this.live.add(m) }) : null;
+    this.fanOut = settings.redisUrl ? new (loadFanOut())(settings.redisUrl, settings.prefix, { event: (e) => this.deliver(e), live: (m) => this.live.add(m) }) : null;
   }
 
   /** Puts the recording driver in front of every resource's driver (once, when the router is built). */
@@ -208,5 +208,15 @@ export class ChangeFeed implements ChangeSink {
     this.subscribers.clear();
     this.stopHeartbeat();
     await this.fanOut?.close();
+  }
+}
+
+/** redis is an optional peer: loaded only when the feed fans out through Redis. */
+function loadFanOut(): typeof RedisFanOut {
+  try {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    return (require('./redis-fan-out') as typeof import('./redis-fan-out')).RedisFanOut;
+  } catch {
+    throw new Error('A change feed on Redis (changes.redisUrl or REDIS_URL) needs the redis package: npm install redis');
   }
 }

@@ -1,4 +1,4 @@
-import type { AnyObject, ObjectSchema } from 'yup';
+import type { YupLikeSchema } from '../resource/yup-like';
 import type { Id, ReadOptions, Row, Transaction } from '../driver';
 import { isDriverFailure } from '../driver';
 import type { RestConfig } from '../config';
@@ -65,7 +65,7 @@ const AFTER_HOOK = { list: 'afterList', show: 'afterShow', create: 'afterCreate'
 
 /** What checking a request's records needs, looked up once per request. */
 export interface WriteRules {
-  schema: ObjectSchema<AnyObject> | undefined;
+  schema: YupLikeSchema | undefined;
   /** Fields the caller's roles may not write. */
   prohibited: ReadonlySet<string>;
   /** Owner and forced values, set whatever the body says. */
@@ -552,7 +552,7 @@ export class ResourceService {
     const { info, declaration } = this.entry;
     return {
       // yup's own schema behind the published structural type (YupLikeSchema)
-      schema: (mode === 'create' ? declaration.validation?.create : declaration.validation?.update) as ObjectSchema<AnyObject> | undefined,
+      schema: (mode === 'create' ? declaration.validation?.create : declaration.validation?.update),
       prohibited: this.pipeline.policy.prohibitedFields(info, ctx),
       stamped: { ...this.ownerStamp(mode, ctx), ...forced },
       roles: rolesRule(declaration.grantableRoles, declaration.rolesField, ctx),

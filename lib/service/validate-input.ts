@@ -1,5 +1,6 @@
 import type { AnyObject, ObjectSchema, ValidationError as YupValidationError } from 'yup';
 import { quickCheck } from './yup-quick-check';
+import type { YupLikeSchema } from '../resource/yup-like';
 
 /** yup's ValidationError from any copy of yup (a linked install may hold two): no instanceof. */
 function isYupError(error: unknown): error is YupValidationError {
@@ -33,12 +34,14 @@ function onlyFillable(record: Record<string, unknown>, fillable: readonly string
  * quick check proves valid and unchanged skips yup (yup-quick-check.ts): yup would return it as is.
  */
 export async function validateItem(
-  schema: ObjectSchema<AnyObject> | undefined,
+  published: YupLikeSchema | undefined,
   attributes: Record<string, unknown>,
   fillable: readonly string[],
   prefix: string,
   errors: FieldErrors,
 ): Promise<Record<string, unknown>> {
+  // the published structural type is yup's own object schema at run time
+  const schema = published as ObjectSchema<AnyObject> | undefined;
   if (!schema) return attributes;
   if (quickCheck(schema)?.(attributes)) return onlyFillable(attributes, fillable) ? attributes : pickFillable(attributes, fillable);
   try {

@@ -15,7 +15,10 @@ for (const driver of ['mongo', 'sql'] as const) {
     let doc: { paths: Record<string, Record<string, { operationId: string; parameters?: Array<Record<string, unknown>> }>>; components: { schemas: Record<string, { properties?: Record<string, unknown> }> } };
 
     before(async () => {
-      const uri = driver === 'mongo' ? { mongoUri: (await sharedMongo()).uri } : { postgresUri: (await sharedPostgres()).uri };
+      // a database of its own: the examples are checked against the whole seeded shop, which other
+      // suites sharing the default database may have changed
+      const own = (base: string) => { const url = new URL(base); url.pathname = `/openapi_${process.pid}`; return url.toString(); };
+      const uri = driver === 'mongo' ? { mongoUri: own((await sharedMongo()).uri) } : { postgresUri: (await sharedPostgres()).uri };
       shop = await createExampleApp({ driver, ...uri, seed: true });
       const res = await asAdmin(shop).get('/api/v1/openapi.json');
       expect(res.status).to.equal(200);

@@ -229,7 +229,7 @@ describe('the npm package installed into a fresh app (slow: npm registry install
           const app = express();
           app.use(express.json());
           app.use('/api', api.router(), api.docsRouter());
-          app.use(errorMiddleware);
+          app.use(errorMiddleware(api.log));
           const schema: YupLikeSchema | undefined = notes.validation?.create;
           console.log(typeof createMongoDriver, isMongooseModel(Note), schema?.type, ValidationError.name);
           console.log(typeof createClient<ApiSchema>({ baseUrl: 'http://localhost:3000/api' }));
@@ -292,7 +292,7 @@ describe('the npm package installed into a fresh app (slow: npm registry install
         const api = createRestApi().register(notes);
         const app = express();
         app.use('/api', api.router(), api.docsRouter());
-        app.use(errorMiddleware);
+        app.use(errorMiddleware(api.log));
         console.log(typeof createSqlDriver, isSequelizeModel(Note));
       `);
       for (const resolution of RESOLUTIONS) expect(await compileStrict(app, ['consumer.ts'], resolution), resolution.join(' ')).to.equal('');
