@@ -21,8 +21,11 @@
  * would change it works on a copy). A lookup followed by `$match: {<as>: {$ne: []}}` drops the
  * inputs that join nothing itself (NON_EMPTY).
  */
-import { EJSON, ObjectId, type Document } from 'bson';
 import { keyOf, type Doc } from './values';
+import { fieldPath, isPlain, isScalar, probeOf, type Probe } from './lookup-probe';
+import { repeatable, strictKey } from './lookup-memo-key';
+
+export { probeOf } from './lookup-probe';
 
 /* mingo's subpath modules: not reachable with moduleResolution "node", loaded at runtime. */
 /* eslint-disable @typescript-eslint/no-require-imports */
@@ -67,73 +70,6 @@ interface FieldIndex {
   /** Positions of documents whose value is not a plain scalar (arrays, documents, Long, ...): always candidates. */
   other: number[];
 }
-interface Probe {
-  field: string;
-  variable: string;
-  op: '$eq' | '$in';
-}
-
-const isPlain = (v: unknown): v is Doc => v !== null && typeof v === 'object' && (Object.getPrototypeOf(v) === Object.prototype || Object.getPrototypeOf(v) === null);
-
-/** Values mingo's isEqual compares exactly as keyOf does. */
-function isScalar(v: unknown): boolean {
-  return v === undefined || v === null || typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean' || v instanceof ObjectId || v instanceof Date;
-}
-
-const fieldPath = (v: unknown): string | undefined => (typeof v === 'string' && v.length > 1 && v[0] === '$' && v[1] !== '$' ? v.slice(1) : undefined);
-const variableName = (v: unknown, names: Set<string>): string | undefined => {
-  if (typeof v !== 'string' || !v.startsWith('$$')) return undefined;
-  const name = v.slice(2);
-  return names.has(name) ? name : undefined;
-};
-
-function probeOfExpr(expr: unknown, names: Set<string>): Probe | undefined {
-  if (!isPlain(expr) || Object.keys(expr).length !== 1) return undefined;
-  const [op] = Object.keys(expr);
-  const arg = expr[op];
-  if (op === '$and' && Array.isArray(arg)) {
-    for (const sub of arg) {
-      const p = probeOfExpr(sub, names);
-      if (p) return p;
-    }
-    return undefined;
-  }
-  if (!Array.isArray(arg) || arg.length !== 2) return undefined;
-  if (op === '$eq') {
-    const [a, b] = arg;
-    const f1 = fieldPath(a), v1 = variableName(b, names);
-    if (f1 !== undefined && v1 !== undefined) return { field: f1, variable: v1, op: '$eq' };
-    const f2 = fieldPath(b), v2 = variableName(a, names);
-    if (f2 !== undefined && v2 !== undefined) return { field: f2, variable: v2, op: '$eq' };
-  } else if (op === '$in') {
-    const f = fieldPath(arg[0]), v = variableName(arg[1], names);
-    if (f !== undefined && v !== undefined) return { field: f, variable: v, op: '$in' };
-  }
-  return undefined;
-}
-
-function probeOfMatch(match: unknown, names: Set<string>): Probe | undefined {
-  if (!isPlain(match)) return undefined;
-  if ('$expr' in match) {
-    const p = probeOfExpr(match.$expr, names);
-    if (p) return p;
-  }
-  if (Array.isArray(match.$and)) {
-    for (const sub of match.$and) {
-      const p = probeOfMatch(sub, names);
-      if (p) return p;
-    }
-  }
-  return undefined;
-}
-
-/** The index probe of a let + pipeline lookup, or undefined when it is not recognised. */
-export function probeOf(spec: Doc): Probe | undefined {
-  if (!isPlain(spec.let) || !Array.isArray(spec.pipeline) || spec.pipeline.length === 0) return undefined;
-  const first = spec.pipeline[0];
-  if (!isPlain(first) || Object.keys(first).length !== 1 || !('$match' in first)) return undefined;
-  return probeOfMatch(first.$match, new Set(Object.keys(spec.let)));
-}
 
 function mergePositions(lists: number[][]): number[] {
   const nonEmpty = lists.filter((l) => l.length > 0);
@@ -148,45 +84,6 @@ export interface LookupSource {
   probe?: (name: string, path: string) => ((values: unknown[]) => Doc[]) | undefined;
 }
 
-/** Operators whose result may differ between two runs on the same input: no memo then. */
-const UNREPEATABLE = new Set(['$rand', '$sample', '$sampleRate', '$function', '$accumulator', '$where']);
-
-function repeatable(value: unknown): boolean {
-  if (Array.isArray(value)) return value.every(repeatable);
-  if (!isPlain(value)) return true;
-  for (const [k, v] of Object.entries(value)) if (UNREPEATABLE.has(k) || !repeatable(v)) return false;
-  return true;
-}
-
-/**
- * strictKey of ObjectIds met as `let` values: stored documents keep their ObjectId instances across
- * commands, and the same string object each time keeps its hash for the memo's Map.
- */
-const idKeys = new WeakMap<ObjectId, string>();
-function idKey(id: ObjectId): string {
-  let key = idKeys.get(id);
-  if (key === undefined) {
-    key = `o${id.toHexString()}`;
-    idKeys.set(id, key);
-  }
-  return key;
-}
-
-/** A key equal for two values only when mingo cannot tell them apart (types, -0, key order kept). */
-function strictKey(v: unknown): string {
-  if (v === undefined) return 'u';
-  if (v === null) return 'n';
-  if (typeof v === 'number') return Object.is(v, -0) ? 'd-0' : `d${v}`;
-  if (typeof v === 'string') return `s${JSON.stringify(v)}`;
-  if (typeof v === 'boolean') return v ? 'T' : 'F';
-  if (v instanceof Date) return `t${v.getTime()}`;
-  if (v instanceof ObjectId) return idKey(v);
-  if (v instanceof RegExp) return `r${String(v)}`;
-  if (Array.isArray(v)) return `[${v.map(strictKey).join(',')}]`;
-  if (isPlain(v)) return `{${Object.keys(v).map((k) => `${JSON.stringify(k)}:${strictKey(v[k])}`).join(',')}}`;
-  const name = (v as object).constructor?.name ?? 'object';
-  return `${name}${EJSON.stringify(v as Document, { relaxed: false })}`;
-}
 
 /**
  * The `$__emuLookup` stage operator. `resolve` returns the visible documents of a collection; they
