@@ -1,0 +1,106 @@
+import { ResourceServiceBase } from './resource-service-base';
+import type { Row } from '../driver';
+import { parseListQuery, parseReadOptions, withTrashed, type RequestParams } from '../query';
+import type { ListQuery } from '../query/ast';
+import { listEnvelope, type ListEnvelope } from './envelopes';
+import { aggregateEnvelope, planAggregate, runAggregateOn, type AggregateEnvelope, type PlannedAggregate } from './aggregate';
+import { runHook } from './hooks';
+import { byIdsQuery, inIdOrder } from './read-by-ids';
+import type { RequestContext } from './request-context';
+import type { PlannedList, PlannedShow } from './resource-service-types';
+
+/** The read paths of a resource: list, first, count, aggregate and show. */
+export class ResourceReads extends ResourceServiceBase {
+  /**
+   * The parsed list query of a request, before the pipeline (cursors are bound to it). Parsed
+   * against the caller's view: a field they may not read is unknown in every position.
+   */
+  parseList(params: RequestParams, ctx: RequestContext, options: { forFirst?: boolean } = {}): ListQuery {
+    const view = this.pipeline.viewOf(ctx);
+    return parseListQuery(params, view.model(this.name), view, this.config, options);
+  }
+
+  /** The query as the driver will run it: scopes and transforms applied, then the beforeList hook. */
+  async prepareList(parsed: ListQuery, ctx: RequestContext): Promise<ListQuery> {
+    return runHook(this.hooks.beforeList, this.pipeline.apply(parsed, ctx), ctx);
+  }
+
+  /** A list read, planned: the parsed query (cursors are bound to it) and the query the driver will run. */
+  async planList(params: RequestParams, ctx: RequestContext, options: { forFirst?: boolean } = {}): Promise<PlannedList> {
+    const parsed = this.parseList(params, ctx, options);
+    return { parsed, query: await this.prepareList(parsed, ctx) };
+  }
+
+  async runList(plan: PlannedList, ctx: RequestContext, action = 'index'): Promise<ListEnvelope> {
+    const result = await this.timed(action, plan.query, () => this.driver.list(plan.query));
+    result.rows = await runHook(this.hooks.afterList, this.shape(result.rows, plan.query, ctx), ctx);
+    return listEnvelope(plan.parsed, result);
+  }
+
+  async list(params: RequestParams, ctx: RequestContext, action = 'index'): Promise<ListEnvelope> {
+    return this.runList(await this.planList(params, ctx), ctx, action);
+  }
+
+  /** Every row of a prepared query, as the caller may see it (hierarchy reads assemble them). */
+  async runRows(query: ListQuery, ctx: RequestContext, action: string): Promise<Row[]> {
+    const result = await this.timed(action, query, () => this.driver.list(query));
+    return runHook(this.hooks.afterList, this.shape(result.rows, query, ctx), ctx);
+  }
+
+  async runFirst(plan: PlannedList, ctx: RequestContext): Promise<{ data: Row | null }> {
+    const result = await this.timed('first', plan.query, () => this.driver.list(plan.query));
+    const rows = await runHook(this.hooks.afterList, this.shape(result.rows, plan.query, ctx), ctx);
+    return { data: rows[0] ?? null };
+  }
+
+  async first(params: RequestParams, ctx: RequestContext): Promise<{ data: Row | null }> {
+    return this.runFirst(await this.planList(params, ctx, { forFirst: true }), ctx);
+  }
+
+  /** How many records a query matches (one count; the query's page and loads are ignored). */
+  async count(query: ListQuery): Promise<number> {
+    const key = this.entry.info.key;
+    const probe: ListQuery = { ...query, select: [key], relations: [], page: { kind: 'offset', page: 1, size: 1 }, limit: null };
+    const { total } = await this.timed('count', probe, () => this.driver.list(probe));
+    return total ?? 0;
+  }
+
+  /** GET /aggregate (decisions 55-57), planned: parsed against the caller's view, its filter through the list's pipeline. */
+  planAggregate(params: RequestParams, ctx: RequestContext): Promise<PlannedAggregate> {
+    const view = this.pipeline.viewOf(ctx);
+    return planAggregate(params, view.model(this.name), view, this.config, (carrier) => this.prepareList(carrier, ctx));
+  }
+
+  /** Runs a planned aggregate; the query log shows the aggregate query (its driver form is not a list's). */
+  async runAggregate(plan: PlannedAggregate): Promise<AggregateEnvelope> {
+    const started = performance.now();
+    try {
+      return aggregateEnvelope(plan.query, await runAggregateOn(this.driver, plan));
+    } catch (err) {
+      throw this.translated(err);
+    } finally {
+      this.logQuery('aggregate', { aggregate: plan.query }, Math.round((performance.now() - started) * 10) / 10);
+    }
+  }
+
+  /** A show, planned: the id (404 when it cannot be one) and the scoped by-id query. */
+  async planShow(rawId: string, params: RequestParams, ctx: RequestContext): Promise<PlannedShow> {
+    const id = this.parseIdOr404(rawId);
+    if (this.hooks.beforeShow) await this.hooks.beforeShow(id, ctx);
+    const view = this.pipeline.viewOf(ctx);
+    const options = parseReadOptions(params, view.model(this.name), view, this.config);
+    const loadLimit = options.relations.length > 0 ? { loadLimit: this.config.maxLoadedRecords } : {};
+    return { rawId, id, query: this.pipeline.apply({ ...byIdsQuery(this.entry.info, [id], options), ...withTrashed(params, this.entry.info), ...loadLimit }, ctx) };
+  }
+
+  async runShow(plan: PlannedShow, ctx: RequestContext): Promise<Row> {
+    const { rows } = await this.timed('show', plan.query, () => this.driver.list(plan.query));
+    const row = inIdOrder(this.shape(rows, plan.query, ctx), [plan.id], this.entry.info.key)[0];
+    if (!row) throw this.notFound(plan.rawId);
+    return runHook(this.hooks.afterShow, row, ctx);
+  }
+
+  async show(rawId: string, params: RequestParams, ctx: RequestContext): Promise<Row> {
+    return this.runShow(await this.planShow(rawId, params, ctx), ctx);
+  }
+}
