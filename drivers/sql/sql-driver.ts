@@ -1,21 +1,16 @@
 import { Utils, type Model, type ModelStatic, type Sequelize, type Transaction as SequelizeTransaction } from 'sequelize';
-import { DriverFailure, type DatabaseErrorInfo, type DescribedModel, type Driver, type Id, type ListResult, type PivotCapability, type PivotRow, type Row, type Transaction, type UpdateGuard, type UpdateItem } from '../../lib/driver';
-import { relationOf } from '../../lib/resource/model-lookup';
-import type { PivotInfo } from '../../lib/resource/model-info';
-import { compilePivotDelete, compilePivotInsert, compilePivotLock, compilePivotRead, compilePivotTryLock, compilePivotUpdate } from './compile-pivots';
+import { DriverFailure, type DatabaseErrorInfo, type DescribedModel, type Driver, type Id, type ListResult, type PivotCapability, type Row, type Transaction, type UpdateGuard, type UpdateItem } from '../../lib/driver';
+import { createPivots } from './pivot-writes';
+import { lockOrRetry } from './advisory-locks';
 import { compileHierarchyLock, compileHierarchyTryLock } from './compile-tree';
 import type { ListQuery, Scalar } from '../../lib/query/ast';
-import { loadLimitMessage } from '../../lib/query/load-limit';
 import type { ModelDeclaration } from '../../lib/resource/relation-declaration';
 import { ConnectionDriver } from '../../lib/driver/connection-driver';
-import type { FieldInfo } from '../../lib/resource/model-info';
 import { compileList, RelationPlanCache, type CompiledList } from './compile-list';
 import { compileAggregate } from './compile-aggregate';
 import { runAggregate } from './run-aggregate';
 import type { AggregateQuery, AggregateResult } from '../../lib/query/aggregate-ast';
-import type { JoinPlan } from './compile-joins';
-import type { EmbedPlan } from './compile-embeds';
-import { selectFields, type RelationPlan } from './compile-relations';
+import { selectFields } from './compile-relations';
 import { CompileContext } from './compile-context';
 import { compileDelete, compileExistingIds, compileInsert, compileUpdate, type InsertDefaults } from './compile-writes';
 import { convertValue } from './convert-value';
@@ -24,6 +19,7 @@ import type { SqlStatement } from './sql-builder';
 import type { StorageInfo } from './model-map';
 import { translateSqlError } from './translate-error';
 import { runStatement, withLease, type Target } from './run-statement';
+import { attachJoins, attachRest, loadJoinedRelations, loadRelations, shapeRow, type LoadBudget, type LoadContext } from './load-relations';
 
 export interface SqlTransaction extends Transaction {
   readonly driver: 'sql';
@@ -50,6 +46,7 @@ export class SqlDriver extends ConnectionDriver<Sequelize> implements Driver {
   private readonly models: Record<string, AnyModel> = {};
   private readonly maxIds: Record<string, number> = {};
   private readonly relationPlans = new RelationPlanCache();
+  private readonly loader: LoadContext = { catalog: () => this.requireCatalog(), run: (s, t) => this.run(s, t) };
 
   protected isNativeModel(model: unknown): boolean {
     return isSequelizeModel(model);
@@ -114,12 +111,12 @@ export class SqlDriver extends ConnectionDriver<Sequelize> implements Driver {
     const visible = page?.kind === 'cursor' && raw.length > page.size ? raw.slice(0, page.size) : raw;
     const rows = visible.map((r) => {
       const row = this.shape(plan.model, plan.fields, r);
-      this.attachJoins(plan.joins, row, r);
-      this.attachRest(plan.rest, row, r);
+      attachJoins(this.loader, plan.joins, row, r);
+      attachRest(this.loader, plan.rest, row, r);
       return row;
     });
     // nothing left to load when every load was joined or embedded (a show's usual case)
-    if (plan.statements.length > (plan.count ? 2 : 1)) await Promise.all([this.loadRelations(plan.relations, rows, t, budget), this.loadJoinedRelations(plan.joins, rows, t, budget)]);
+    if (plan.statements.length > (plan.count ? 2 : 1)) await Promise.all([loadRelations(this.loader, plan.relations, rows, t, budget), loadJoinedRelations(this.loader, plan.joins, rows, t, budget)]);
     const result: ListResult = { rows };
     if (totals) result.total = Number((totals[0] as { total: unknown }).total);
     if (page?.kind === 'cursor') {
@@ -205,49 +202,8 @@ export class SqlDriver extends ConnectionDriver<Sequelize> implements Driver {
     }
   }
 
-  /** Many-to-many pivot rows: one statement per call (compile-pivots.ts). */
-  readonly pivots: PivotCapability = {
-    read: async (model, relation, parentId, relatedIds, tx) => {
-      const pivot = this.pivotOf(model, relation);
-      const rows = await this.run(compilePivotRead(pivot, parentId, relatedIds), this.tx(tx));
-      return rows.map((raw) => this.pivotRow(pivot, raw));
-    },
-    attach: async (model, relation, rows, tx) => {
-      if (rows.length === 0) return [];
-      const pivot = this.pivotOf(model, relation);
-      const json = rows.map((r) => ({ ...r.values, [pivot.parentKey]: r.parentId, [pivot.relatedKey]: r.relatedId }));
-      const inserted = await this.run(compilePivotInsert(pivot, json), this.tx(tx));
-      return inserted.map((r) => Number(r[pivot.relatedKey]));
-    },
-    lock: async (model, relation, parentId, tx) => {
-      const pivot = this.pivotOf(model, relation);
-      await this.lockOrRetry(compilePivotTryLock(pivot, parentId), compilePivotLock(pivot, parentId), this.tx(tx));
-    },
-    detach: async (model, relation, parentId, relatedIds, tx) => {
-      if (relatedIds && relatedIds.length === 0) return [];
-      const pivot = this.pivotOf(model, relation);
-      const rows = await this.run(compilePivotDelete(pivot, parentId, relatedIds), this.tx(tx));
-      return rows.map((r) => Number(r[pivot.relatedKey]));
-    },
-    update: async (model, relation, rows, tx) => {
-      if (rows.length === 0) return;
-      const pivot = this.pivotOf(model, relation);
-      const json = rows.map((r) => ({ ...r.values, [pivot.parentKey]: r.parentId, [pivot.relatedKey]: r.relatedId }));
-      await this.run(compilePivotUpdate(pivot, json), this.tx(tx));
-    },
-  };
-
-  private pivotOf(model: string, relation: string): PivotInfo {
-    const pivot = relationOf(this.requireCatalog().model(model), relation).pivot;
-    if (!pivot) throw new Error(`${model}.${relation} has no pivot`);
-    return pivot;
-  }
-
-  private pivotRow(pivot: PivotInfo, raw: Record<string, unknown>): PivotRow {
-    const values: Record<string, unknown> = {};
-    for (const column of pivot.columns) values[column] = convertValue(raw[column], pivot.columnTypes[column]);
-    return { parentId: Number(raw[pivot.parentKey]), relatedId: Number(raw[pivot.relatedKey]), values };
-  }
+  /** Many-to-many pivot rows: one statement per call (pivot-writes.ts). */
+  readonly pivots: PivotCapability = createPivots({ catalog: () => this.requireCatalog(), run: (s, t) => this.run(s, t), tx: (tx) => this.tx(tx) });
 
   /** A pivot table is known when a Sequelize model of this instance maps it; its columns are the attributes' fields. */
   pivotColumns(table: string): string[] | null {
@@ -263,144 +219,16 @@ export class SqlDriver extends ConnectionDriver<Sequelize> implements Driver {
   async lockHierarchy(model: string, tx: Transaction): Promise<void> {
     const info = this.table(model);
     const table = info.schema ? `${info.schema}.${info.table}` : info.table;
-    await this.lockOrRetry(compileHierarchyTryLock(table), compileHierarchyLock(table), this.tx(tx));
-  }
-
-  /**
-   * An advisory lock, tried without waiting first (one statement in the usual case). When another
-   * transaction holds it: wait. READ COMMITTED reads what that one commits in the next statement; a
-   * snapshot already taken (REPEATABLE READ, SERIALIZABLE) would not, so the transaction runs again
-   * (a serialization failure, retried by transaction() and a 409 if it persists).
-   */
-  private async lockOrRetry(attempt: SqlStatement, wait: SqlStatement, t: Target): Promise<void> {
-    const [first] = await this.run(attempt, t);
-    if (first?.locked === true) return;
-    await this.run(wait, t);
-    if (first?.isolation !== 'read committed') {
-      throw Object.assign(new Error('A concurrent write of the same records committed after this transaction began.'), { code: '40001' });
-    }
+    await lockOrRetry((s, t) => this.run(s, t), compileHierarchyTryLock(table), compileHierarchyLock(table), this.tx(tx));
   }
 
   translateError(error: unknown): DatabaseErrorInfo | null {
     return translateSqlError(error, this.tables);
   }
 
-  /** The to-one records joined into the page: an object per row (its own), null when absent. */
-  private attachJoins(joins: JoinPlan[], row: Row, raw: Record<string, unknown>): void {
-    for (const join of joins) {
-      const key = raw[join.keyAlias];
-      if (key === null || key === undefined) {
-        row[join.name] = null;
-        continue;
-      }
-      const info = this.requireCatalog().model(join.target).fields;
-      const related: Row = {};
-      for (const c of join.columns) related[c.field] = convertValue(raw[c.alias], info[c.field]?.type, info[c.field]?.itemType);
-      this.attachJoins(join.joins, related, raw);
-      row[join.name] = related;
-    }
-  }
-
-  /**
-   * The root's other loads, in request order: embedded ones from their JSON column, the others
-   * left null for their statement to fill (loadRelation always sets them).
-   */
-  private attachRest(rest: CompiledList['rest'], row: Row, raw: Record<string, unknown>): void {
-    for (const { name, embed } of rest) row[name] = embed ? this.embedded(embed, raw[embed.alias]) : null;
-  }
-
-  /** An embedded load's JSON (arrays of values in `fields` order, key order) -> typed rows of its own. */
-  private embedded(embed: EmbedPlan, json: unknown): Row[] | Row | null {
-    const list = (typeof json === 'string' ? JSON.parse(json) : json) as unknown[][] | null;
-    const info = this.requireCatalog().model(embed.target).fields;
-    const rows: Row[] = [];
-    for (const values of list ?? []) {
-      const row: Row = {};
-      for (let i = 0; i < embed.fields.length; i += 1) {
-        const field = info[embed.fields[i]];
-        row[embed.fields[i]] = convertValue(values[i], field?.type, field?.itemType);
-      }
-      rows.push(row);
-    }
-    return embed.kind === 'hasMany' ? rows : (rows[0] ?? null);
-  }
-
-  /** The loads below joined records (their to-many relations): a statement per level, as usual. */
-  private async loadJoinedRelations(joins: JoinPlan[], parents: Row[], t: Target, budget: LoadBudget | null): Promise<void> {
-    await Promise.all(
-      joins.map((join) => {
-        const records = parents.map((p) => p[join.name]).filter((r): r is Row => r !== null && typeof r === 'object');
-        return Promise.all([this.loadRelations(join.relations, records, t, budget), this.loadJoinedRelations(join.joins, records, t, budget)]);
-      }),
-    );
-  }
-
-  /** One statement per relation level, whatever the number of parent rows; siblings load in parallel. */
-  private async loadRelations(plans: RelationPlan[], parents: Row[], t: Target, budget: LoadBudget | null): Promise<void> {
-    await Promise.all(plans.map((plan) => this.loadRelation(plan, parents, t, budget)));
-  }
-
-  /**
-   * One level: its statement (at most limit + 1 rows under a load budget: every row it returns is
-   * attached to a parent, so more is over the limit whatever follows), its children, then the
-   * rows attached to the parents. The records attached (copies included) are taken from the
-   * budget before any copy is made, so a fan-out is refused before it is built.
-   */
-  private async loadRelation(plan: RelationPlan, parents: Row[], t: Target, budget: LoadBudget | null): Promise<void> {
-    const keys = [...new Set(parents.map((p) => p[plan.parentField]).filter((v) => v !== null && v !== undefined))];
-    const sql = budget ? `${plan.statement.sql} LIMIT ${budget.limit + 1}` : plan.statement.sql;
-    const loaded = keys.length ? await this.run({ sql, bind: [keys, ...plan.statement.bind.slice(1)] }, t) : [];
-    if (budget && loaded.length > budget.left) throw overLoadLimit(budget);
-    const related = loaded.map((raw) => {
-      const row = this.shape(plan.target, plan.fields, raw);
-      if (plan.pivot) {
-        const pivot: Row = {};
-        for (const col of plan.pivot) pivot[col.name] = convertValue(raw[col.alias], col.type);
-        row.pivot = pivot;
-      }
-      return { match: String(plan.pivot ? raw[plan.matchKey] : row[plan.matchKey]), row };
-    });
-    await this.loadRelations(plan.children, related.map((r) => r.row), t, budget);
-    const groups = new Map<string, Row[]>();
-    for (const { match, row } of related) {
-      const list = groups.get(match);
-      if (list) list.push(row);
-      else groups.set(match, [row]);
-    }
-    const many = plan.kind === 'hasMany' || plan.kind === 'belongsToMany';
-    if (budget) {
-      for (const parent of parents) {
-        const value = parent[plan.parentField];
-        const group = value === null || value === undefined ? undefined : groups.get(String(value));
-        if (group) budget.left -= many ? group.length : 1;
-      }
-      if (budget.left < 0) throw overLoadLimit(budget);
-    }
-    const given = new Set<Row[]>();
-    for (const parent of parents) {
-      const value = parent[plan.parentField];
-      const group = value === null || value === undefined ? undefined : groups.get(String(value));
-      // every parent gets records of its own: a to-many group goes as is to the first parent with
-      // that key (usually the only one) and as copies to any other; a to-one record is copied
-      if (!many) parent[plan.name] = group?.[0] ? { ...group[0] } : null;
-      else if (!group) parent[plan.name] = [];
-      else if (given.has(group)) parent[plan.name] = group.map((r) => ({ ...r }));
-      else {
-        given.add(group);
-        parent[plan.name] = group;
-      }
-    }
-  }
-
   /** A raw row -> output row: the selected fields, typed. */
   private shape(model: string, fields: string[], raw: Record<string, unknown>): Row {
-    const info = this.requireCatalog().model(model).fields;
-    const row: Row = {};
-    for (const f of fields) {
-      const field: FieldInfo | undefined = info[f];
-      row[f] = convertValue(raw[f], field?.type, field?.itemType);
-    }
-    return row;
+    return shapeRow(this.loader, model, fields, raw);
   }
 
   /** Each attribute's model default (what Sequelize's build would set), made per record. */
@@ -433,16 +261,6 @@ export class SqlDriver extends ConnectionDriver<Sequelize> implements Driver {
   private db(): Sequelize {
     return this.native();
   }
-}
-
-/** REST_MAX_LOADED_RECORDS for one read: the related records it may still attach. */
-interface LoadBudget {
-  limit: number;
-  left: number;
-}
-
-function overLoadLimit(budget: LoadBudget): DriverFailure {
-  return new DriverFailure({ type: 'bad_request', message: loadLimitMessage(budget.limit) });
 }
 
 export function createSqlDriver(sequelize?: Sequelize): Driver {

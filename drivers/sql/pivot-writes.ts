@@ -1,0 +1,59 @@
+import type { Transaction as SequelizeTransaction } from 'sequelize';
+import type { PivotCapability, PivotRow, Transaction } from '../../lib/driver';
+import { relationOf } from '../../lib/resource/model-lookup';
+import type { Catalog, PivotInfo } from '../../lib/resource/model-info';
+import { compilePivotDelete, compilePivotInsert, compilePivotLock, compilePivotRead, compilePivotTryLock, compilePivotUpdate } from './compile-pivots';
+import { convertValue } from './convert-value';
+import { lockOrRetry, type RunStatement } from './advisory-locks';
+
+/** What the pivot writes need of the driver. */
+export interface PivotContext {
+  catalog(): Catalog;
+  run: RunStatement;
+  tx(tx: Transaction | undefined): SequelizeTransaction | undefined;
+}
+
+/** Many-to-many pivot rows: one statement per call (compile-pivots.ts). */
+export function createPivots(ctx: PivotContext): PivotCapability {
+  const pivotOf = (model: string, relation: string): PivotInfo => {
+    const pivot = relationOf(ctx.catalog().model(model), relation).pivot;
+    if (!pivot) throw new Error(`${model}.${relation} has no pivot`);
+    return pivot;
+  };
+  return {
+    read: async (model, relation, parentId, relatedIds, tx) => {
+      const pivot = pivotOf(model, relation);
+      const rows = await ctx.run(compilePivotRead(pivot, parentId, relatedIds), ctx.tx(tx));
+      return rows.map((raw) => pivotRow(pivot, raw));
+    },
+    attach: async (model, relation, rows, tx) => {
+      if (rows.length === 0) return [];
+      const pivot = pivotOf(model, relation);
+      const json = rows.map((r) => ({ ...r.values, [pivot.parentKey]: r.parentId, [pivot.relatedKey]: r.relatedId }));
+      const inserted = await ctx.run(compilePivotInsert(pivot, json), ctx.tx(tx));
+      return inserted.map((r) => Number(r[pivot.relatedKey]));
+    },
+    lock: async (model, relation, parentId, tx) => {
+      const pivot = pivotOf(model, relation);
+      await lockOrRetry(ctx.run, compilePivotTryLock(pivot, parentId), compilePivotLock(pivot, parentId), ctx.tx(tx));
+    },
+    detach: async (model, relation, parentId, relatedIds, tx) => {
+      if (relatedIds && relatedIds.length === 0) return [];
+      const pivot = pivotOf(model, relation);
+      const rows = await ctx.run(compilePivotDelete(pivot, parentId, relatedIds), ctx.tx(tx));
+      return rows.map((r) => Number(r[pivot.relatedKey]));
+    },
+    update: async (model, relation, rows, tx) => {
+      if (rows.length === 0) return;
+      const pivot = pivotOf(model, relation);
+      const json = rows.map((r) => ({ ...r.values, [pivot.parentKey]: r.parentId, [pivot.relatedKey]: r.relatedId }));
+      await ctx.run(compilePivotUpdate(pivot, json), ctx.tx(tx));
+    },
+  };
+}
+
+function pivotRow(pivot: PivotInfo, raw: Record<string, unknown>): PivotRow {
+  const values: Record<string, unknown> = {};
+  for (const column of pivot.columns) values[column] = convertValue(raw[column], pivot.columnTypes[column]);
+  return { parentId: Number(raw[pivot.parentKey]), relatedId: Number(raw[pivot.relatedKey]), values };
+}
