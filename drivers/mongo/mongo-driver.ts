@@ -1,8 +1,6 @@
 import type { ClientSession, Db, Document } from 'mongodb';
 import type { Connection, Model } from 'mongoose';
-import { DriverFailure, type DatabaseErrorInfo, type DescribedModel, type Driver, type Id, type ListResult, type PivotCapability, type PivotRow, type Row, type StreamCapability, type Transaction, type UpdateGuard, type UpdateItem } from '../../lib/driver';
-import type { PivotInfo } from '../../lib/resource/model-info';
-import { relationOf } from '../../lib/resource/model-lookup';
+import { type DatabaseErrorInfo, type DescribedModel, type Driver, type Id, type ListResult, type PivotCapability, type Row, type StreamCapability, type Transaction, type UpdateGuard, type UpdateItem } from '../../lib/driver';
 import type { ListQuery, Scalar } from '../../lib/query/ast';
 import type { ModelDeclaration } from '../../lib/resource/relation-declaration';
 import { ConnectionDriver } from '../../lib/driver/connection-driver';
@@ -12,7 +10,10 @@ import { compileAggregate } from './compile-aggregate';
 import { runAggregate } from './run-aggregate';
 import type { AggregateQuery, AggregateResult } from '../../lib/query/aggregate-ast';
 import { deleteWithRules } from './delete-rules';
-import { assertReferencesExist, lockKey, lockRecords, referencedKeys } from './reference-locks';
+import { lockHierarchyOf } from './hierarchy-locks';
+import { readTimeoutMs } from './read-timeout';
+import { createPivots } from './pivot-writes';
+import { insertRecords, updateRecords, type WriteContext } from './write-operations';
 import { describeMongooseModel } from './describe-model';
 import type { ModelMap } from './model-map';
 import { outputValue, serialize } from './serialize';
@@ -207,31 +208,11 @@ export class MongoDriver extends ConnectionDriver<Connection> implements Driver 
   }
 
   async insert(model: string, records: Record<string, unknown>[], tx: Transaction): Promise<Id[]> {
-    if (records.length === 0) return [];
-    await this.lockReferences(model, records, tx);
-    const docs = await this.model(model).insertMany(records, { session: this.session(tx), ordered: true });
-    return docs.map((d) => String(outputValue((d as { _id: unknown })._id)));
+    return insertRecords(this.writes, model, records, tx);
   }
 
   async update(model: string, items: UpdateItem[], tx: Transaction, guard?: UpdateGuard): Promise<number> {
-    if (items.length === 0) return 0;
-    const native = this.model(model);
-    const sets = items.map((item) => withoutUndefined(item.changes));
-    // bulkWrite casts but does not validate: the schema validators of the changed paths run in memory
-    for (const set of sets) if (Object.keys(set).length) await native.validate({ ...set }, Object.keys(set));
-    // decision 67 (an ORM's dirty check): without a guard, a document is written (and its updated_at
-    // moved) only when one of the sent values differs from the stored one; the guarded writes
-    // (soft delete, restore) always change their field, and count the documents they matched
-    const ops = items.flatMap((item, i) => {
-      const keys = Object.keys(sets[i]);
-      if (!guard && keys.length === 0) return [];
-      const differs = guard ? {} : { $or: keys.map((k) => ({ [k]: { $ne: sets[i][k] } })) };
-      return [{ updateOne: { filter: { _id: toObjectId(String(item.id)), ...(guard ? { [guard.field]: guard.isNull ? null : { $ne: null } } : {}), ...differs }, update: { $set: sets[i] } } }];
-    });
-    if (ops.length === 0) return 0;
-    await this.lockReferences(model, sets, tx);
-    const result = await native.bulkWrite(ops as never, { session: this.session(tx), ordered: true, timestamps: true });
-    return result.matchedCount;
+    return updateRecords(this.writes, model, items, tx, guard);
   }
 
   async delete(model: string, ids: Id[], tx: Transaction): Promise<Id[]> {
@@ -244,73 +225,18 @@ export class MongoDriver extends ConnectionDriver<Connection> implements Driver 
     return deleted.map((id) => String(outputValue(id)));
   }
 
-  /** Many-to-many pivot documents: one command per call (detach: one find and one delete). */
-  readonly pivots: PivotCapability = {
-    read: async (model, relation, parentId, relatedIds, tx) => {
-      const pivot = this.pivotOf(model, relation);
-      const filter: Document = { [pivot.parentKey]: toObjectId(String(parentId)) };
-      if (relatedIds) filter[pivot.relatedKey] = { $in: relatedIds.map((id) => toObjectId(String(id))) };
-      const docs = await this.db().collection(pivot.table).find(filter, { ...this.options(tx), sort: { [pivot.relatedKey]: 1 } }).toArray();
-      return docs.map((doc) => pivotRow(pivot, doc));
-    },
-    attach: async (model, relation, rows, tx) => {
-      if (rows.length === 0) return [];
-      const pivot = this.pivotOf(model, relation);
-      const docs = rows.map((r) => ({ [pivot.parentKey]: toObjectId(String(r.parentId)), [pivot.relatedKey]: toObjectId(String(r.relatedId)), ...Object.fromEntries(pivot.columns.map((c) => [c, r.values[c] ?? null])) }));
-      // both sides are referenced: a concurrent delete of either conflicts, as with foreign keys
-      const target = relationOf(this.requireCatalog().model(model), relation).target;
-      await lockRecords(this.db(), this.session(tx), [...new Set(rows.map((r) => lockKey(model, r.parentId))), ...rows.map((r) => lockKey(target, r.relatedId))]);
-      for (const [side, ids] of [[model, rows.map((r) => r.parentId)], [target, rows.map((r) => r.relatedId)]] as const) {
-        const wanted = [...new Set(ids.map((id) => String(id).toLowerCase()))];
-        const found = await this.db().collection(this.collection(side)).countDocuments({ _id: { $in: wanted.map(toObjectId) } } as Document, { session: this.session(tx) });
-        if (found < wanted.length) throw new DriverFailure({ type: 'foreign_key_violation', field: side === model ? pivot.parentKey : pivot.relatedKey });
-      }
-      await this.db().collection(pivot.table).insertMany(docs, { session: this.session(tx), ordered: true });
-      return rows.map((r) => String(outputValue(toObjectId(String(r.relatedId)))));
-    },
-    lock: async (model, relation, parentId, tx) => {
-      // one lock document per (pivot collection, parent): two transactions changing the same links conflict
-      const pivot = this.pivotOf(model, relation);
-      await lockRecords(this.db(), this.session(tx), [`__pivot:${pivot.table}:${String(outputValue(toObjectId(String(parentId)))).toLowerCase()}`]);
-    },
-    detach: async (model, relation, parentId, relatedIds, tx) => {
-      if (relatedIds && relatedIds.length === 0) return [];
-      const pivot = this.pivotOf(model, relation);
-      const filter: Document = { [pivot.parentKey]: toObjectId(String(parentId)) };
-      if (relatedIds) filter[pivot.relatedKey] = { $in: relatedIds.map((id) => toObjectId(String(id))) };
-      const collection = this.db().collection(pivot.table);
-      const found = await collection.find(filter, { session: this.session(tx), projection: { [pivot.relatedKey]: 1 } }).toArray();
-      if (found.length === 0) return [];
-      await collection.deleteMany({ _id: { $in: found.map((d) => d._id) } }, { session: this.session(tx) });
-      return found.map((d) => String(outputValue(d[pivot.relatedKey])));
-    },
-    update: async (model, relation, rows, tx) => {
-      if (rows.length === 0) return;
-      const pivot = this.pivotOf(model, relation);
-      const ops = rows
-        .filter((r) => Object.keys(r.values).length > 0)
-        .map((r) => ({
-          updateOne: { filter: { [pivot.parentKey]: toObjectId(String(r.parentId)), [pivot.relatedKey]: toObjectId(String(r.relatedId)) }, update: { $set: r.values } },
-        }));
-      if (ops.length > 0) await this.db().collection(pivot.table).bulkWrite(ops, { session: this.session(tx), ordered: true });
-    },
+  /** What the write operations and pivot writes need of this driver. */
+  private readonly writes: WriteContext = {
+    catalog: () => this.requireCatalog(),
+    db: () => this.db(),
+    collection: (m) => this.collection(m),
+    session: (tx) => this.session(tx),
+    options: (tx) => this.options(tx),
+    model: (name) => this.model(name),
   };
 
-  /** Locks what `records` reference, then checks it still exists: a foreign key's guarantee, in the caller's transaction. */
-  private async lockReferences(model: string, records: Array<Record<string, unknown>>, tx: Transaction): Promise<void> {
-    const catalog = this.requireCatalog();
-    const keys = referencedKeys(catalog, model, records);
-    if (keys.length === 0) return;
-    await lockRecords(this.db(), this.session(tx), keys);
-    const field = await assertReferencesExist(this.db(), this.session(tx), catalog, (m) => this.collection(m), model, records, toObjectId);
-    if (field) throw new DriverFailure({ type: 'foreign_key_violation', field });
-  }
-
-  private pivotOf(model: string, relation: string): PivotInfo {
-    const pivot = relationOf(this.requireCatalog().model(model), relation).pivot;
-    if (!pivot) throw new Error(`${model}.${relation} has no pivot`);
-    return pivot;
-  }
+  /** Many-to-many pivot documents: one command per call (pivot-writes.ts). */
+  readonly pivots: PivotCapability = createPivots(this.writes);
 
   /** A pivot collection is known when a mongoose model of this connection stores it; its columns are the schema paths. */
   pivotColumns(table: string): string[] | null {
@@ -319,13 +245,9 @@ export class MongoDriver extends ConnectionDriver<Connection> implements Driver 
     return model ? Object.keys(model.schema.paths) : null;
   }
 
-  /**
-   * One lock document per collection with a hierarchy: two transactions moving records of it write
-   * it, so the later one conflicts (WriteConflict), is retried, and its cycle check reads the move
-   * the other committed (snapshot isolation alone lets both pass their checks: write skew).
-   */
+  /** One lock document per collection with a hierarchy (hierarchy-locks.ts). */
   async lockHierarchy(model: string, tx: Transaction): Promise<void> {
-    await lockRecords(this.db(), this.session(tx), [`__hierarchy:${this.collection(model)}`]);
+    await lockHierarchyOf(this.db(), this.session(tx), this.collection(model));
   }
 
   translateError(error: unknown): DatabaseErrorInfo | null {
@@ -362,24 +284,6 @@ export class MongoDriver extends ConnectionDriver<Connection> implements Driver 
     if (!db) throw new Error('The MongoDB connection is not open.');
     return db as unknown as Db;
   }
-}
-
-/** REST_DB_TIMEOUT_MS (default 30 s): the server-side limit of every read's aggregation. */
-function readTimeoutMs(): number {
-  const n = Number(process.env.REST_DB_TIMEOUT_MS);
-  return Number.isSafeInteger(n) && n > 0 ? n : 30_000;
-}
-
-function pivotRow(pivot: PivotInfo, doc: Document): PivotRow {
-  const values: Record<string, unknown> = {};
-  for (const column of pivot.columns) values[column] = outputValue(doc[column]);
-  return { parentId: String(outputValue(doc[pivot.parentKey])), relatedId: String(outputValue(doc[pivot.relatedKey])), values };
-}
-
-function withoutUndefined(changes: Record<string, unknown>): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(changes)) if (v !== undefined && k !== '_id' && k !== 'id') out[k] = v;
-  return out;
 }
 
 /** `options.transactions`: as configureMongo's, for a driver passed in declarations (`driver:`). */
