@@ -1,6 +1,6 @@
 import type { ResourceHooks } from '../lib';
 import type { RelationRoutesOptions } from '../lib/relations/relation-config';
-import type { RelationDeclaration, ResourceDeclaration } from '../lib/resource/declaration';
+import type { RelationDeclaration, ResourceDeclaration } from '../lib/declaration';
 import { hashToken } from './auth';
 import type { MongoModels } from './mongo/models';
 import type { SqlModels } from './sql/models';

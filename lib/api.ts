@@ -14,10 +14,11 @@ import { errorMiddleware } from './http/error-middleware';
 import { buildOpenApi, type OpenApiOptions } from './openapi/build-document';
 import { docsRouter } from './openapi/docs-router';
 import { resourceRoutes } from './http/resource-routes';
+import { cachedReads } from './http/cached-reads';
 import { RouteTable } from './http/routes';
 import { createLoggers } from './log/logger';
 import { equalities } from './query/walk';
-import { Registry } from './resource/registry';
+import { Registry } from './service/registry';
 import { QueryPipeline } from './service/query-pipeline';
 import { softDeleteScope } from './soft-delete/soft-delete-scope';
 import { ResourceService } from './service/resource-service';
@@ -65,6 +66,7 @@ export function createRestApi(options: RestApiOptions = {}): RestApi {
     pipeline.targetOf,
     options.cacheStore,
   );
+  const reads = cachedReads(cache);
 
   const feedRedis = cacheSettings.redisUrl && (cacheSettings.store === 'redis' || process.env.REDIS_URL) ? cacheSettings.redisUrl : null;
   const changes = new ChangeFeed(changeSettingsFromEnv(options.changes ?? {}, feedRedis, cacheSettings.prefix), log);
@@ -206,7 +208,7 @@ export function createRestApi(options: RestApiOptions = {}): RestApi {
         table.add(changesRoute(service, changes, pipeline, config));
         const chosen = routeOptions.get(entry.info.name)?.updateMultipleRoutes ?? ['batch', 'update-multiple'];
         const hierarchy = new HierarchyReads(service, config);
-        table.add(...resourceRoutes(service, { updateMultipleRoutes: chosen, read: (input, read, run) => cache.serve(input, read, run), hierarchy }));
+        table.add(...resourceRoutes(service, { updateMultipleRoutes: chosen, read: reads, hierarchy }));
         table.add(...exportRoutes(service, { catalog: registry, config, log, templates }));
       }
       // decision 58: each resource's nestedWrites resolved against the other services (start-up errors name the key)

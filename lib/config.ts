@@ -1,4 +1,12 @@
-import { OPERATORS, type Operator } from './query/ast';
+/** The filter operators of the query language; `operators` below narrows them per API. */
+export const OPERATORS = [
+  '=', '!=', '>', '>=', '<', '<=',
+  'like', 'not like', 'ilike', 'not ilike',
+  'in', 'not in', 'between', 'not between',
+  'null', 'not null',
+] as const;
+
+export type Operator = (typeof OPERATORS)[number];
 
 /** Library settings; every one has an environment variable and a default (docs/decisions.md). */
 export interface RestConfig {

@@ -1,5 +1,5 @@
 export { createRestApi, type RestApi, type RestApiOptions, type RegisterOptions, type AuthorizeOptions } from './api';
-export type { ResourceDeclaration, RelationDeclaration, ModelDeclaration, NestedWriteDeclaration, YupLikeSchema } from './resource/declaration';
+export type { ResourceDeclaration, RelationDeclaration, ModelDeclaration, NestedWriteDeclaration, YupLikeSchema } from './declaration';
 export type { ModelInfo, FieldInfo, RelationInfo, Catalog } from './resource/model-info';
 export type { Driver, Row, Id, DriverFactory } from './driver';
 export { registerDriver } from './driver';

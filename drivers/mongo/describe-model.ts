@@ -1,5 +1,5 @@
 import type { Model, Schema } from 'mongoose';
-import { DeclarationError } from '../../lib/resource/check-declaration';
+import { DeclarationError } from '../../lib/errors/declaration-error';
 import { mergeDeclaredRelation } from '../../lib/resource/merge-relation';
 import type { DescribedModel } from '../../lib/driver';
 import type { ModelDeclaration } from '../../lib/resource/relation-declaration';

@@ -27,12 +27,3 @@ export function entryKey(prefix: string, parts: Record<string, unknown>): string
 export function etagOf(body: string): string {
   return `"${createHash('sha1').update(body).digest('base64url')}"`;
 }
-
-/** True when an If-None-Match header names the tag (or is `*`). */
-export function matchesTag(header: string | undefined, etag: string): boolean {
-  if (!header) return false;
-  return header.split(',').some((t) => {
-    const tag = t.trim().replace(/^W\//, '');
-    return tag === '*' || tag === etag;
-  });
-}

@@ -1,18 +1,33 @@
 import { BadRequestError } from '../errors';
-import { Reply, type PlannedRead, type RouteInput } from '../http/routes';
-import { toJson } from '../http/serialize';
+import type { PlannedRead } from '../service/planned-read';
+import type { RequestContext } from '../service/request-context';
+import { toJson } from '../service/serialize';
 import type { Loggers } from '../log/logger';
 import { toBoolean } from '../query/read-boolean';
 import { modelsRead } from '../query/walk';
-import { entryKey, epochKey, etagOf, matchesTag, versionKey } from './cache-key';
+import { entryKey, epochKey, etagOf, versionKey } from './cache-key';
 import { MemoryStore } from './memory-store';
 import type { CacheSettings, ResourceCacheSettings } from './settings';
 import type { CacheEntry, CacheStore } from './store';
 
+/** What the cache reads of the request: no HTTP types, the route adapter (http/cached-reads.ts) fills it. */
+export interface CacheRequest {
+  ctx: RequestContext;
+  /** The HTTP method (part of the key). */
+  method: string;
+  /** A request header (the vary headers are part of the key). */
+  header(name: string): string | undefined;
+  /** `cache` (false: bypass) and `cache_ttl` (seconds) of the request's parameters. */
+  params: { cache?: unknown; cache_ttl?: unknown };
+}
+
+/** A read served by the cache: the answer's JSON and its tag, and how it was served; `off` when the cache did not take part. */
+export type CacheOutcome = { state: 'off'; value: unknown } | { state: 'hit' | 'miss' | 'bypass'; body: string; etag: string };
+
 /**
- * The read cache: keys over the canonical query and model versions, `X-Cache` and `ETag` headers,
- * 304 on a matching `If-None-Match` before any database work when the entry is cached, single
- * flight for concurrent misses, versions bumped after commits. A failing store never fails a
+ * The read cache: keys over the canonical query and model versions, answers as JSON text with a
+ * tag (the route adapter turns them into `X-Cache`, `ETag` and 304), single flight for concurrent
+ * misses, versions bumped after commits. A failing store never fails a
  * request (decision 43): reads go to the database and one line is logged per outage.
  *
  * A circuit around the store: every call is bounded (`timeoutMs`); a call that fails or takes
@@ -57,16 +72,15 @@ export class ReadCache {
   }
 
   /** Serves a planned read from the cache or runs it and stores the answer. */
-  serve(input: RouteInput, read: PlannedRead, run: () => Promise<unknown>): Promise<unknown> {
+  serve(input: CacheRequest, read: PlannedRead, run: () => Promise<unknown>): Promise<CacheOutcome> {
     const own = this.resourceSettings(read.query.model);
-    // not cached: the read itself, without one more async step
-    if (!this.settings.enabled || own === false) return run();
+    if (!this.settings.enabled || own === false) return off(run);
     return this.serveCached(input, read, run, own);
   }
 
-  private async serveCached(input: RouteInput, read: PlannedRead, run: () => Promise<unknown>, own: Exclude<ResourceCacheSettings, false> | undefined): Promise<unknown> {
+  private async serveCached(input: CacheRequest, read: PlannedRead, run: () => Promise<unknown>, own: Exclude<ResourceCacheSettings, false> | undefined): Promise<CacheOutcome> {
     const methods = own?.cacheableMethods ?? this.settings.cacheableMethods;
-    if (!methods.includes(read.method)) return run();
+    if (!methods.includes(read.method)) return off(run);
     const ttl = this.ttlOf(input, read, own);
     if (this.bypassed(input)) return this.reply(await this.fill(null, run, 0), input, 'bypass');
 
@@ -78,10 +92,10 @@ export class ReadCache {
       op: read.method,
       model: read.query.model,
       route: input.ctx.route,
-      method: input.req.method,
+      method: input.method,
       query: read.query,
       shape: read.shape ?? null,
-      vary: vary.map((h) => input.req.get(h) ?? null),
+      vary: vary.map((h) => input.header(h) ?? null),
       user: input.ctx.user?.id ?? null,
       // what the caller may read depends on their roles, which can change between requests
       roles: [...input.ctx.roles].sort(),
@@ -117,14 +131,11 @@ export class ReadCache {
     return entry;
   }
 
-  private reply(entry: CacheEntry, input: RouteInput, state: 'hit' | 'miss' | 'bypass'): Reply {
-    const headers = { 'X-Cache': state, ETag: entry.etag };
-    // cache=false asks for the body: never a 304 (the router keeps res.send from making one either)
-    if (state !== 'bypass' && matchesTag(input.req.get('if-none-match'), entry.etag)) return new Reply(304, null, headers);
-    return new Reply(200, null, headers, entry.body);
+  private reply(entry: CacheEntry, _input: CacheRequest, state: 'hit' | 'miss' | 'bypass'): CacheOutcome {
+    return { state, body: entry.body, etag: entry.etag };
   }
 
-  private bypassed(input: RouteInput): boolean {
+  private bypassed(input: CacheRequest): boolean {
     const raw = input.params.cache;
     if (raw === undefined || raw === null || raw === '') return false;
     const value = toBoolean(raw);
@@ -132,14 +143,15 @@ export class ReadCache {
     return !value;
   }
 
-  private ttlOf(input: RouteInput, read: PlannedRead, own: Exclude<ResourceCacheSettings, false> | undefined): number {
+  private ttlOf(input: CacheRequest, read: PlannedRead, own: Exclude<ResourceCacheSettings, false> | undefined): number {
     const raw = input.params.cache_ttl;
     if (raw !== undefined && raw !== null && raw !== '') {
       const n = typeof raw === 'number' ? raw : typeof raw === 'string' && /^\s*\d+\s*$/.test(raw) ? Number(raw) : NaN;
       if (!Number.isInteger(n) || n < 1 || n > 86_400 * 30) throw new BadRequestError('The cache_ttl parameter must be a whole number of seconds between 1 and 2592000.', 'cache_ttl');
       return n;
     }
-    if (own && own.ttlByMethod?.[read.method]) return own.ttlByMethod[read.method];
+    const ownTtl = own?.ttlByMethod?.[read.method];
+    if (ownTtl) return ownTtl;
     if (own?.ttl) return own.ttl;
     return this.settings.ttlByMethod[read.method] ?? this.settings.ttl;
   }
@@ -207,4 +219,9 @@ export class ReadCache {
     })();
     return this.probing;
   }
+}
+
+/** Not cached: the read itself. */
+async function off(run: () => Promise<unknown>): Promise<CacheOutcome> {
+  return { state: 'off', value: await run() };
 }

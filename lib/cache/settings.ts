@@ -27,8 +27,7 @@ export interface CacheSettings {
   retryMs: number;
 }
 
-/** Per-resource overrides on the declaration (`cache: false` turns it off for the resource). */
-export type ResourceCacheSettings = false | Partial<Pick<CacheSettings, 'ttl' | 'ttlByMethod' | 'varyHeaders' | 'cacheableMethods'>>;
+export type { ResourceCacheSettings } from '../declaration';
 
 const int = (name: string, fallback: number): number => {
   const n = Number.parseInt(process.env[name] ?? '', 10);

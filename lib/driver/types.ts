@@ -1,3 +1,5 @@
+import type { DatabaseErrorInfo } from '../errors/database-error';
+export type { DatabaseErrorInfo, DatabaseErrorType } from '../errors/database-error';
 import type { AggregateQuery, AggregateResult } from '../query/aggregate-ast';
 import type { ListQuery, RelationLoad, Scalar } from '../query/ast';
 import type { Catalog, ModelInfo } from '../resource/model-info';
@@ -41,27 +43,6 @@ export interface UpdateItem {
 export interface UpdateGuard {
   field: string;
   isNull: boolean;
-}
-
-export type DatabaseErrorType =
-  | 'unique_violation'
-  | 'foreign_key_violation'
-  | 'not_null_violation'
-  | 'validation_error'
-  | 'bad_request'
-  | 'connection_error'
-  | 'conflict'
-  | 'timeout'
-  | 'database_error';
-
-/** A database error translated into the API's terms (the original goes to the db-error log). */
-export interface DatabaseErrorInfo {
-  type: DatabaseErrorType;
-  field?: string;
-  /** Field -> messages, for validation errors raised by the model layer (mongoose validators). */
-  errors?: Record<string, string[]>;
-  /** The API's own words for the client when the type's usual message does not say it (never driver text). */
-  message?: string;
 }
 
 /**

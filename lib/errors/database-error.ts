@@ -1,5 +1,25 @@
 import { ApiError } from './api-error';
-import type { DatabaseErrorInfo } from '../driver';
+
+export type DatabaseErrorType =
+  | 'unique_violation'
+  | 'foreign_key_violation'
+  | 'not_null_violation'
+  | 'validation_error'
+  | 'bad_request'
+  | 'connection_error'
+  | 'conflict'
+  | 'timeout'
+  | 'database_error';
+
+/** A database error translated into the API's terms (the original goes to the db-error log). */
+export interface DatabaseErrorInfo {
+  type: DatabaseErrorType;
+  field?: string;
+  /** Field -> messages, for validation errors raised by the model layer (mongoose validators). */
+  errors?: Record<string, string[]>;
+  /** The API's own words for the client when the type's usual message does not say it (never driver text). */
+  message?: string;
+}
 
 function messageFor(info: DatabaseErrorInfo): string {
   if (info.message) return info.message;

@@ -1,6 +1,6 @@
 import PDFDocument from 'pdfkit';
 import type { Writable } from 'node:stream';
-import { formatDate } from '../http/serialize';
+import { formatDate } from '../service/serialize';
 import { capText, xmlSafe } from './cell-text';
 import { drained } from './drain';
 import type { PdfTemplate } from './pdf-templates';

@@ -9,7 +9,7 @@ import type { RequestContext } from '../service/request-context';
 import { abortRequest, contextOf } from './request-context-middleware';
 import { Reply, type RouteDefinition, type RouteTable } from './routes';
 import { dropConditionsOnBypass, sendJson } from './send-json';
-import { serialize, toJson } from './serialize';
+import { serialize, toJson } from '../service/serialize';
 
 /** Middleware a feature puts in front of some routes (permission checks, cache), chosen per route. */
 export type RouteMiddlewareFactory = (route: RouteDefinition) => RequestHandler | null;

@@ -1,7 +1,7 @@
 import { wantsHierarchy, type HierarchyReads } from '../hierarchy/hierarchy-reads';
 import type { ResourceService } from '../service/resource-service';
 import { Reply, type ReadGate, type RouteDefinition } from './routes';
-import { Owned, ownedJson } from './serialize';
+import { Owned, ownedJson } from '../service/serialize';
 
 export type UpdateMultipleRoute = 'batch' | 'update-multiple';
 

@@ -1,7 +1,9 @@
 import type { Request, Response } from 'express';
 import type { RequestParams } from '../query';
-import type { ListQuery } from '../query/ast';
+import type { PlannedRead } from '../service/planned-read';
 import type { RequestContext } from '../service/request-context';
+
+export type { PlannedRead } from '../service/planned-read';
 
 export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
 
@@ -29,20 +31,8 @@ export class Reply {
   ) {}
 }
 
-/** A read about to run: what a read-through layer (the cache) needs to key it. */
-export interface PlannedRead {
-  /** list_all (index, first, relation lists) or get_one (show). */
-  method: 'list_all' | 'get_one';
-  /** The query as the driver will run it (scopes applied): the canonical form of the request. */
-  query: ListQuery;
-  /** What else shapes the answer and is not in `query` (an aggregate's groups, functions, order and page): part of the cache key. */
-  shape?: unknown;
-}
-
 /** Runs a planned read, possibly from a cache; the default just runs it. */
 export type ReadGate = (input: RouteInput, read: PlannedRead, run: () => Promise<unknown>) => Promise<unknown>;
-
-export const directRead: ReadGate = (_input, _read, run) => run();
 
 /**
  * One generated route. The router, the permission middleware and the API description are all

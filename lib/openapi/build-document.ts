@@ -1,6 +1,6 @@
 import { ERROR_STATUS } from '../errors/catalogue';
 import type { RouteDefinition, RouteTable } from '../http/routes';
-import type { Registry } from '../resource/registry';
+import type { Registry } from '../service/registry';
 import { idSchema, recordSchema, writeSchema, type JsonSchema } from './json-schema';
 import { addNestedSchemas } from './nested-schemas';
 import { jsonResponse, operationShape, schemaRef } from './operations';

@@ -4,14 +4,9 @@
  * Plain data: no driver types, no raw request strings.
  */
 
-export const OPERATORS = [
-  '=', '!=', '>', '>=', '<', '<=',
-  'like', 'not like', 'ilike', 'not ilike',
-  'in', 'not in', 'between', 'not between',
-  'null', 'not null',
-] as const;
+import type { Operator } from '../config';
 
-export type Operator = (typeof OPERATORS)[number];
+export { OPERATORS, type Operator } from '../config';
 
 /** A value already cast to the field's type. Ids are strings (ObjectId hex) or integers. */
 export type Scalar = string | number | boolean | Date | null;

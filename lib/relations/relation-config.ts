@@ -1,5 +1,5 @@
 import type { PivotInfo, RelationInfo } from '../resource/model-info';
-import { DeclarationError } from '../resource/check-declaration';
+import { DeclarationError } from '../errors/declaration-error';
 import type { ResourceService } from '../service/resource-service';
 
 /** The spec's `mutation` block of a relation configuration. */

@@ -1,5 +1,5 @@
-import { DeclarationError } from './check-declaration';
-import type { RelationDeclaration } from './declaration';
+import { DeclarationError } from '../errors/declaration-error';
+import type { RelationDeclaration } from '../declaration';
 import type { RelationInfo } from './model-info';
 
 /**

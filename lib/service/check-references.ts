@@ -1,6 +1,6 @@
 import type { Id, Transaction } from '../driver';
 import type { RelationInfo } from '../resource/model-info';
-import type { Registry, ResourceEntry } from '../resource/registry';
+import type { Registry, ResourceEntry } from './registry';
 import { addError, type FieldErrors } from './validate-input';
 
 /** Records of the written model inserted by this very request: not "existing" for its references. */

@@ -1,40 +1,6 @@
-import type { Id } from '../driver';
+import type { AuthUser, ParentScope, RequestContext } from '../declaration';
 
-/** The authenticated caller, as the application's `authenticate` function returns it. */
-export interface AuthUser {
-  id: Id;
-  roles: string[];
-  is_superuser?: boolean;
-  [key: string]: unknown;
-}
-
-/** A relation route's parent: the records listed or written belong to it. */
-export interface ParentScope {
-  model: string;
-  id: Id;
-  relation: string;
-}
-
-/**
- * What every service operation receives about the request it serves. Built by the router for
- * each request; the application's own routes can build one with `createContext`.
- */
-export interface RequestContext {
-  /** null: anonymous. */
-  user: AuthUser | null;
-  /** The user's roles (empty when anonymous). */
-  roles: string[];
-  /** Set on relation routes, explicit (`/products/1/tags`) or implicit (`/me/reviews`). */
-  parent: ParentScope | null;
-  /** Aborted when the client goes away or the request deadline passes. */
-  signal: AbortSignal;
-  /** The generated route's name (`products.index`), when the request came through one. */
-  route: string | null;
-  /** Models this request wrote, filled by the service; cache versions are bumped after commit. */
-  touched: Set<string>;
-  /** Free room for hooks and application middleware. */
-  locals: Record<string, unknown>;
-}
+export type { AuthUser, ParentScope, RequestContext } from '../declaration';
 
 /**
  * `signalOf`: makes the signal when something first asks for it (the router's, tied to the

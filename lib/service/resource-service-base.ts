@@ -5,7 +5,7 @@ import { ApiError, DatabaseError, NotFoundError, ValidationError } from '../erro
 import type { Loggers } from '../log/logger';
 import type { Filter, ListQuery } from '../query/ast';
 import { allOf } from '../query/walk';
-import type { Registry, ResourceEntry } from '../resource/registry';
+import type { Registry, ResourceEntry } from './registry';
 import { narrowColumns, stripHidden } from './catalog-view';
 import { checkLoadedSize } from './loaded-size';
 import type { QueryPipeline } from './query-pipeline';

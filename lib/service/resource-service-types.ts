@@ -3,7 +3,7 @@ import type { YupLikeSchema } from '../resource/yup-like';
 import type { Id, Row, Transaction } from '../driver';
 import { ApiError } from '../errors';
 import type { Filter, ListQuery } from '../query/ast';
-import { type RolesRule } from '../auth/grantable-roles';
+import { type RolesRule } from './grantable-roles';
 
 export interface PlannedList {
   /** As parsed from the request (cursors are bound to it). */

@@ -5,7 +5,7 @@ import { ForbiddenError, MissingIdsError, ValidationError } from '../errors';
 import type { Filter, ListQuery } from '../query/ast';
 import { allOf } from '../query/walk';
 import type { AccessAction } from './access-policy';
-import { rolesRule } from '../auth/grantable-roles';
+import { rolesRule } from './grantable-roles';
 import { ownerFilter, ownerValue } from './ownership';
 import { checkReferences } from './check-references';
 import { checkValues } from './check-values';

@@ -1,5 +1,5 @@
 import type { PivotInfo, RelationInfo } from '../../resource/model-info';
-import { DeclarationError } from '../../resource/check-declaration';
+import { DeclarationError } from '../../errors/declaration-error';
 import type { ResourceService } from '../resource-service';
 
 /** A relation opted in to nested writes (decision 58), resolved and checked at start. */

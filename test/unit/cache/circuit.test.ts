@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import type { Request } from 'express';
 import { ReadCache } from '../../../lib/cache/read-cache';
+import { cachedReads as gate } from '../../../lib/http/cached-reads';
 import { cacheSettingsFromEnv } from '../../../lib/cache/settings';
 import { MemoryStore } from '../../../lib/cache/memory-store';
 import type { CacheStore } from '../../../lib/cache/store';
@@ -54,14 +55,14 @@ describe('read cache circuit: a stalled or failing store', () => {
     let data = 'a';
     const run = async () => ({ data });
     const started = Date.now();
-    const first = (await cache.serve(input(), { method: 'list_all', query }, run)) as Reply;
+    const first = (await gate(cache)(input(), { method: 'list_all', query }, run)) as Reply;
     expect(Date.now() - started).to.be.below(400);
     expect(first.headers['X-Cache']).to.equal('miss');
     expect(cache.isDown).to.equal(true);
     const calls = store.calls;
     const t2 = Date.now();
     data = 'b';
-    const second = (await cache.serve(input(), { method: 'list_all', query }, run)) as Reply;
+    const second = (await gate(cache)(input(), { method: 'list_all', query }, run)) as Reply;
     expect(Date.now() - t2).to.be.below(30);
     expect(second.json).to.equal('{"data":"b"}');
     // a write while down does not wait for the store either
@@ -76,8 +77,8 @@ describe('read cache circuit: a stalled or failing store', () => {
     const cache = make(store);
     let data = 'old';
     const run = async () => ({ data });
-    await cache.serve(input(), { method: 'list_all', query }, run);
-    expect(((await cache.serve(input(), { method: 'list_all', query }, run)) as Reply).headers['X-Cache']).to.equal('hit');
+    await gate(cache)(input(), { method: 'list_all', query }, run);
+    expect(((await gate(cache)(input(), { method: 'list_all', query }, run)) as Reply).headers['X-Cache']).to.equal('hit');
     // the store stalls; a write commits and its bump cannot reach the store
     store.mode = 'hang';
     data = 'new';
@@ -85,14 +86,14 @@ describe('read cache circuit: a stalled or failing store', () => {
     expect(cache.isDown).to.equal(true);
     // the store is back (the lost bump never applied): the old entry is still in it
     store.mode = 'ok';
-    const during = (await cache.serve(input(), { method: 'list_all', query }, run)) as Reply;
+    const during = (await gate(cache)(input(), { method: 'list_all', query }, run)) as Reply;
     expect(during.json).to.equal('{"data":"new"}');
     await sleep(200);
-    const after = (await cache.serve(input(), { method: 'list_all', query }, run)) as Reply;
+    const after = (await gate(cache)(input(), { method: 'list_all', query }, run)) as Reply;
     expect(cache.isDown).to.equal(false);
     expect(after.json).to.equal('{"data":"new"}');
     expect(after.headers['X-Cache']).to.equal('miss');
-    const again = (await cache.serve(input(), { method: 'list_all', query }, run)) as Reply;
+    const again = (await gate(cache)(input(), { method: 'list_all', query }, run)) as Reply;
     expect(again.headers['X-Cache']).to.equal('hit');
     expect(again.json).to.equal('{"data":"new"}');
   });
@@ -102,12 +103,12 @@ describe('read cache circuit: a stalled or failing store', () => {
     const cache = make(store);
     store.mode = 'fail';
     const run = async () => ({ data: 1 });
-    await cache.serve(input(), { method: 'list_all', query }, run);
+    await gate(cache)(input(), { method: 'list_all', query }, run);
     const calls = store.calls;
-    await Promise.all(Array.from({ length: 20 }, () => cache.serve(input(), { method: 'list_all', query }, run)));
+    await Promise.all(Array.from({ length: 20 }, () => gate(cache)(input(), { method: 'list_all', query }, run)));
     expect(store.calls).to.equal(calls);
     await sleep(200);
-    await Promise.all(Array.from({ length: 20 }, () => cache.serve(input(), { method: 'list_all', query }, run)));
+    await Promise.all(Array.from({ length: 20 }, () => gate(cache)(input(), { method: 'list_all', query }, run)));
     expect(store.calls).to.equal(calls + 1);
     expect(cache.isDown).to.equal(true);
   });

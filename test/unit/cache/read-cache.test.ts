@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import type { Request } from 'express';
 import { ReadCache } from '../../../lib/cache/read-cache';
+import { cachedReads as gate } from '../../../lib/http/cached-reads';
 import { cacheSettingsFromEnv } from '../../../lib/cache/settings';
 import { MemoryStore } from '../../../lib/cache/memory-store';
 import type { CacheStore } from '../../../lib/cache/store';
@@ -24,7 +25,7 @@ describe('read cache: single flight, bounds, a failing store', () => {
       await new Promise((r) => setTimeout(r, 20));
       return { data: [1] };
     };
-    const replies = await Promise.all(Array.from({ length: 10 }, () => cache.serve(input(), { method: 'list_all', query }, run)));
+    const replies = await Promise.all(Array.from({ length: 10 }, () => gate(cache)(input(), { method: 'list_all', query }, run)));
     expect(runs).to.equal(1);
     for (const reply of replies) expect((reply as Reply).json).to.equal('{"data":[1]}');
   });
@@ -45,7 +46,7 @@ describe('read cache: single flight, bounds, a failing store', () => {
       close: async () => undefined,
     };
     const cache = make(broken);
-    const reply = (await cache.serve(input(), { method: 'list_all', query }, async () => ({ data: [] }))) as Reply;
+    const reply = (await gate(cache)(input(), { method: 'list_all', query }, async () => ({ data: [] }))) as Reply;
     expect(reply.json).to.equal('{"data":[]}');
     await cache.bump(['product']);
   });

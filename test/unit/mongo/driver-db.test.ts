@@ -4,7 +4,7 @@ import mongoose, { Schema, type Connection, type Model } from 'mongoose';
 import { createMongoDriver } from '../../../drivers/mongo';
 import type { Driver, Id, Row } from '../../../lib/driver';
 import type { ListQuery, OrderKey, RelationLoad } from '../../../lib/query/ast';
-import type { ResourceDeclaration } from '../../../lib/resource/declaration';
+import type { ResourceDeclaration } from '../../../lib/declaration';
 import type { Catalog, ModelInfo } from '../../../lib/resource/model-info';
 import { DriverFailure } from '../../../lib/driver';
 import { sharedMongo } from '../../support/databases';

@@ -1,5 +1,5 @@
 import { DataTypes, Sequelize, type Model, type ModelStatic } from 'sequelize';
-import type { ResourceDeclaration } from '../../../lib/resource/declaration';
+import type { ResourceDeclaration } from '../../../lib/declaration';
 import type { Catalog, ModelInfo } from '../../../lib/resource/model-info';
 import type { Driver } from '../../../lib/driver';
 

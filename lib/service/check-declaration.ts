@@ -1,19 +1,13 @@
-import { checkGrantableRoles, DEFAULT_ROLES_FIELD } from '../auth/grantable-roles';
-import type { ResourceDeclaration } from './declaration';
-import type { ModelInfo } from './model-info';
+import { DeclarationError } from '../errors/declaration-error';
+import { checkGrantableRoles, DEFAULT_ROLES_FIELD } from './grantable-roles';
+import type { ResourceDeclaration } from '../declaration';
+import type { ModelInfo } from '../resource/model-info';
 
 const KINDS = ['belongsTo', 'hasOne', 'hasMany', 'belongsToMany'];
 const ON_DELETE = ['restrict', 'cascade', 'setNull'];
 const MANAGED = new Set(['id', 'created_at', 'updated_at']);
 
 /** A declaration mistake, found at start-up: names the resource, the key and what to do. */
-export class DeclarationError extends Error {
-  constructor(resource: string, key: string, problem: string) {
-    super(`Resource ${resource}: ${key}: ${problem}`);
-    this.name = 'DeclarationError';
-  }
-}
-
 const label = (decl: Partial<ResourceDeclaration>): string => decl.MODEL ?? decl.name ?? '(unnamed)';
 
 /** What can be checked before the model is described: required keys and closed vocabularies. */

@@ -1,4 +1,4 @@
-import type { RequestContext } from '../service/request-context';
+import type { RequestContext } from './request-context';
 
 /** The roles field a resource's `grantableRoles` guards (default `roles`). */
 export const DEFAULT_ROLES_FIELD = 'roles';

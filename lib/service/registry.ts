@@ -1,7 +1,8 @@
 import type { Driver } from '../driver';
-import { checkDeclarationFields, checkDeclarationShape, DeclarationError } from './check-declaration';
-import type { ResourceDeclaration } from './declaration';
-import type { Catalog, ModelInfo } from './model-info';
+import { checkDeclarationFields, checkDeclarationShape } from './check-declaration';
+import { DeclarationError } from '../errors/declaration-error';
+import type { ResourceDeclaration } from '../declaration';
+import type { Catalog, ModelInfo } from '../resource/model-info';
 import { DriverPool } from '../driver/load-driver';
 
 export interface ResourceEntry {
