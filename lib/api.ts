@@ -30,7 +30,7 @@ import { RelationService } from './relations/relation-service';
 import { ownerFilter } from './service/ownership';
 import { ChangeFeed } from './changes/change-feed';
 import { changeSettingsFromEnv } from './changes/types';
-import { changesRoute } from './http/changes-route';
+import { changesRoute } from './changes/changes-routes';
 import { stopServer } from './http/shutdown';
 
 import type { AuthorizeOptions, RegisterOptions, RestApi, RestApiOptions } from './api-types';

@@ -33,6 +33,11 @@ export class HierarchyReads {
   }
 
   /** index with `hierarchy`: roots (paginated with page/pageSize) with their subtrees. */
+  /** Whether the request asks for a tree (`hierarchy`). */
+  wants(params: RequestParams): boolean {
+    return wantsHierarchy(params);
+  }
+
   async list(params: RequestParams, ctx: RequestContext): Promise<ListEnvelope> {
     void this.parentField; // a resource without hierarchy is a 400 before anything else
     const options = parseHierarchy(params.hierarchy, LIST_MODES, 'with_descendants', false)!;

@@ -1,4 +1,5 @@
-import { wantsHierarchy, type HierarchyReads } from '../hierarchy/hierarchy-reads';
+import type { RequestParams } from '../query';
+import type { RequestContext } from '../service/request-context';
 import type { ResourceService } from '../service/resource-service';
 import { Reply, type ReadGate, type RouteDefinition } from './routes';
 import { Owned, ownedJson } from '../service/serialize';
@@ -10,8 +11,15 @@ export interface ResourceRouteOptions {
   updateMultipleRoutes: UpdateMultipleRoute[];
   /** Read-through for list, first and show (the read cache); runs the read directly by default. */
   read: ReadGate;
-  /** Tree reads of index and show (`hierarchy`). */
-  hierarchy: HierarchyReads;
+  /** Tree reads of index and show (`hierarchy`): lib/hierarchy/hierarchy-reads.ts, handed in by the API. */
+  hierarchy: TreeReads;
+}
+
+/** What the index and show routes need of tree reads; http knows no feature, it is given them. */
+export interface TreeReads {
+  wants(params: RequestParams): boolean;
+  list(params: RequestParams, ctx: RequestContext): Promise<unknown>;
+  show(id: string, params: RequestParams, ctx: RequestContext): Promise<unknown>;
 }
 
 type Spec = Pick<RouteDefinition, 'action' | 'method' | 'access' | 'summary' | 'handler'> & { path: string; name?: string };
@@ -31,7 +39,7 @@ export function resourceRoutes(service: ResourceService, options: ResourceRouteO
       handler: async (input) => {
         // trees are read without the cache: their walk reaches records the query's filter does not name
         // a tree's rows are this request's own: serialized in place, not copied (tens of thousands of nodes)
-        if (wantsHierarchy(input.params)) return new Reply(200, null, {}, ownedJson(await options.hierarchy.list(input.params, input.ctx)));
+        if (options.hierarchy.wants(input.params)) return new Reply(200, null, {}, ownedJson(await options.hierarchy.list(input.params, input.ctx)));
         const plan = await service.planList(input.params, input.ctx);
         return options.read(input, { method: 'list_all', query: plan.query }, async () => own('list', await service.runList(plan, input.ctx)));
       },
@@ -68,7 +76,7 @@ export function resourceRoutes(service: ResourceService, options: ResourceRouteO
     {
       action: 'show', method: 'get', path: '/:id', access: 'read', summary: 'One record',
       handler: async (input) => {
-        if (wantsHierarchy(input.params)) return new Reply(200, null, {}, ownedJson(await options.hierarchy.show(id(input), input.params, input.ctx)));
+        if (options.hierarchy.wants(input.params)) return new Reply(200, null, {}, ownedJson(await options.hierarchy.show(id(input), input.params, input.ctx)));
         const plan = await service.planShow(id(input), input.params, input.ctx);
         return options.read(input, { method: 'get_one', query: plan.query }, async () => own('show', await service.runShow(plan, input.ctx)));
       },

@@ -1,5 +1,5 @@
+import type { Database } from './database';
 import type { RestConfig } from '../config';
-import type { Driver } from '../driver';
 import type { AggregateQuery, AggregateResult } from '../query/aggregate-ast';
 import type { ListQuery } from '../query/ast';
 import type { RequestParams } from '../query/merge-params';
@@ -57,9 +57,9 @@ export async function planAggregate(
 }
 
 /** Runs a planned aggregate on a driver that has the capability. */
-export function runAggregateOn(driver: Driver, plan: PlannedAggregate): Promise<AggregateResult> {
-  if (!driver.aggregate) throw new Error(`The ${driver.kind} driver cannot run aggregates.`);
-  return driver.aggregate(plan.query);
+export function runAggregateOn(database: Database, plan: PlannedAggregate): Promise<AggregateResult> {
+  if (!database.canAggregate) throw new Error(`The ${database.kind} driver cannot run aggregates.`);
+  return database.aggregate(plan.query);
 }
 
 /** What the driver answered, as the answer items in the list envelope (decision 56). */

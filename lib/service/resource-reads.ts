@@ -32,7 +32,7 @@ export class ResourceReads extends ResourceServiceBase {
   }
 
   async runList(plan: PlannedList, ctx: RequestContext, action = 'index'): Promise<ListEnvelope> {
-    const result = await this.timed(action, plan.query, () => this.driver.list(plan.query));
+    const result = await this.timed(action, plan.query, () => this.database.list(plan.query));
     result.rows = await runHook(this.hooks.afterList, this.shape(result.rows, plan.query, ctx), ctx);
     return listEnvelope(plan.parsed, result);
   }
@@ -43,12 +43,12 @@ export class ResourceReads extends ResourceServiceBase {
 
   /** Every row of a prepared query, as the caller may see it (hierarchy reads assemble them). */
   async runRows(query: ListQuery, ctx: RequestContext, action: string): Promise<Row[]> {
-    const result = await this.timed(action, query, () => this.driver.list(query));
+    const result = await this.timed(action, query, () => this.database.list(query));
     return runHook(this.hooks.afterList, this.shape(result.rows, query, ctx), ctx);
   }
 
   async runFirst(plan: PlannedList, ctx: RequestContext): Promise<{ data: Row | null }> {
-    const result = await this.timed('first', plan.query, () => this.driver.list(plan.query));
+    const result = await this.timed('first', plan.query, () => this.database.list(plan.query));
     const rows = await runHook(this.hooks.afterList, this.shape(result.rows, plan.query, ctx), ctx);
     return { data: rows[0] ?? null };
   }
@@ -61,7 +61,7 @@ export class ResourceReads extends ResourceServiceBase {
   async count(query: ListQuery): Promise<number> {
     const key = this.entry.info.key;
     const probe: ListQuery = { ...query, select: [key], relations: [], page: { kind: 'offset', page: 1, size: 1 }, limit: null };
-    const { total } = await this.timed('count', probe, () => this.driver.list(probe));
+    const { total } = await this.timed('count', probe, () => this.database.list(probe));
     return total ?? 0;
   }
 
@@ -75,7 +75,7 @@ export class ResourceReads extends ResourceServiceBase {
   async runAggregate(plan: PlannedAggregate): Promise<AggregateEnvelope> {
     const started = performance.now();
     try {
-      return aggregateEnvelope(plan.query, await runAggregateOn(this.driver, plan));
+      return aggregateEnvelope(plan.query, await runAggregateOn(this.database, plan));
     } catch (err) {
       throw this.translated(err);
     } finally {
@@ -94,7 +94,7 @@ export class ResourceReads extends ResourceServiceBase {
   }
 
   async runShow(plan: PlannedShow, ctx: RequestContext): Promise<Row> {
-    const { rows } = await this.timed('show', plan.query, () => this.driver.list(plan.query));
+    const { rows } = await this.timed('show', plan.query, () => this.database.list(plan.query));
     const row = inIdOrder(this.shape(rows, plan.query, ctx), [plan.id], this.entry.info.key)[0];
     if (!row) throw this.notFound(plan.rawId);
     return runHook(this.hooks.afterShow, row, ctx);

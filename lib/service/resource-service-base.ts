@@ -8,6 +8,7 @@ import { allOf } from '../query/walk';
 import type { Registry, ResourceEntry } from './registry';
 import { narrowColumns, stripHidden } from './catalog-view';
 import { checkLoadedSize } from './loaded-size';
+import { Database } from './database';
 import type { QueryPipeline } from './query-pipeline';
 import { byIdsQuery, inIdOrder } from './read-by-ids';
 import type { RequestContext } from './request-context';
@@ -22,14 +23,15 @@ export class ResourceServiceBase {
     readonly config: RestConfig,
     protected readonly log: Loggers,
     readonly pipeline: QueryPipeline,
-  ) {}
+  ) {
+    this.database = new Database(entry, (error) => this.translated(error));
+  }
+
+  /** The one door to this resource's database (service/database.ts). */
+  readonly database: Database;
 
   get name(): string {
     return this.entry.info.name;
-  }
-
-  protected get driver() {
-    return this.entry.driver;
   }
 
   /** True when the application hooks into the rows an action answers with (`afterList`, `afterCreate`...). */
@@ -56,7 +58,7 @@ export class ResourceServiceBase {
     if (ids.length === 0) return [];
     const byIds = byIdsQuery(this.entry.info, ids, options);
     const query = this.pipeline.apply({ ...byIds, filter: allOf(byIds.filter, narrow) }, ctx);
-    const { rows } = await this.db(() => this.driver.list(query, tx));
+    const { rows } = await this.db(() => this.database.list(query, tx));
     return inIdOrder(this.shape(rows, query, ctx), ids, this.entry.info.key);
   }
 
@@ -65,9 +67,9 @@ export class ResourceServiceBase {
     if (ids.length === 0) return [];
     const key = this.entry.info.key;
     const scope = allOf(this.pipeline.scopeOf(ctx)(this.name), narrow);
-    if (!scope) return this.driver.existingIds(this.name, ids, tx);
+    if (!scope) return this.database.existingIds(this.name, ids, tx);
     const byIds = byIdsQuery(this.entry.info, ids, { select: [key], relations: [] });
-    const { rows } = await this.driver.list({ ...byIds, filter: allOf(byIds.filter, scope) }, tx);
+    const { rows } = await this.database.list({ ...byIds, filter: allOf(byIds.filter, scope) }, tx);
     const found = new Set(rows.map((r) => String(r[key])));
     return ids.filter((id) => found.has(String(id)));
   }
@@ -86,12 +88,12 @@ export class ResourceServiceBase {
   /** What a write returns: the records as a read returns them, inside the write's transaction. */
   protected async reload(ids: Id[], tx: Transaction, ctx: RequestContext): Promise<Row[]> {
     const query = this.readBack(ids, ctx);
-    const { rows } = await this.driver.list(query, tx);
+    const { rows } = await this.database.list(query, tx);
     return inIdOrder(this.shape(rows, query, ctx), ids, this.entry.info.key);
   }
 
   protected parseIdOr404(rawId: string, scope: WriteScope = {}): Id {
-    const id = this.driver.parseId(this.name, rawId);
+    const id = this.database.parseId(this.name, rawId);
     if (id === null) throw scope.notFound?.([rawId]) ?? this.notFound(rawId);
     return id;
   }
@@ -102,7 +104,7 @@ export class ResourceServiceBase {
 
   protected logQuery(action: string, query: ListQuery | Record<string, unknown>, durationMs?: number): void {
     if (!this.config.logQueries) return;
-    const compiled = 'model' in query && 'order' in query && this.driver.compile ? this.driver.compile(query as ListQuery) : undefined;
+    const compiled = 'model' in query && 'order' in query ? this.database.compile(query as ListQuery) : undefined;
     this.log.query.info(`${this.name}.${action}`, { model: this.name, action, query, compiled, duration_ms: durationMs });
   }
 
@@ -124,17 +126,13 @@ export class ResourceServiceBase {
   }
 
   /** Runs driver work; native errors become typed DatabaseErrors (the original kept as cause). */
-  protected async db<T>(work: () => Promise<T>): Promise<T> {
-    try {
-      return await work();
-    } catch (err) {
-      throw this.translated(err);
-    }
+  protected db<T>(work: () => Promise<T>): Promise<T> {
+    return this.database.guarded(work);
   }
 
   protected translated(err: unknown): unknown {
     if (err instanceof ApiError) return err;
-    const info = isDriverFailure(err) ? err.info : (this.driver.translateError(err) ?? { type: 'database_error' as const });
+    const info = isDriverFailure(err) ? err.info : (this.entry.driver.translateError(err) ?? { type: 'database_error' as const });
     // model-layer validators (mongoose): the same 422 shape as the library's own (decision 24)
     if (info.type === 'validation_error' && info.errors && Object.keys(info.errors).length > 0) {
       this.log.db.warn(`${this.name}: model validation failed`, { errors: info.errors });

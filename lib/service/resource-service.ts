@@ -29,7 +29,7 @@ export class ResourceService extends ResourceWrites {
     await this.hooks.beforeDelete?.([id], ctx);
     this.logQuery('destroy', { id });
     const row = await this.db(() =>
-      this.driver.transaction(async (tx) => {
+      this.database.transaction(async (tx) => {
         const [found] = await this.read([id], { select: null, relations: [] }, ctx, tx, scope.narrow);
         if (!found) throw scope.notFound?.([rawId]) ?? this.notFound(rawId);
         await this.assertOwned([id], 'delete', ctx, tx);
@@ -40,7 +40,7 @@ export class ResourceService extends ResourceWrites {
           if (trashed.length === 0) throw this.notFound(rawId); // a concurrent destroy won
           return trashed[0];
         }
-        const deleted = await this.driver.delete(this.name, [id], tx);
+        const deleted = await this.database.delete(this.name, [id], tx);
         // a concurrent delete removed it first: exactly one caller deletes a record
         if (deleted.length === 0) throw this.notFound(rawId);
         return found;
@@ -61,7 +61,7 @@ export class ResourceService extends ResourceWrites {
         addError(errors, `ids.${index}`, 'The id must be a string or a number.');
         return;
       }
-      const id = this.driver.parseId(this.name, String(rawId));
+      const id = this.database.parseId(this.name, String(rawId));
       if (id === null) invalid.push(rawId);
       else if (!seen.has(id)) {
         seen.add(id);
@@ -73,7 +73,7 @@ export class ResourceService extends ResourceWrites {
     await this.hooks.beforeDelete?.(ids, ctx);
     this.logQuery('deleteById', { ids });
     await this.db(() =>
-      this.driver.transaction(async (tx) => {
+      this.database.transaction(async (tx) => {
         await this.assertAllVisible(ids, ctx, tx, scope);
         await this.assertOwned(ids, 'delete', ctx, tx);
         await scope.within?.(tx, ids);
@@ -82,7 +82,7 @@ export class ResourceService extends ResourceWrites {
           if ((await this.trash(ids, tx, ctx)).length < ids.length) throw new MissingIdsError(this.name, ids);
           return;
         }
-        const deleted = new Set((await this.driver.delete(this.name, ids, tx)).map(String));
+        const deleted = new Set((await this.database.delete(this.name, ids, tx)).map(String));
         const lost = ids.filter((id) => !deleted.has(String(id)));
         // a concurrent delete took some: this call deletes nothing (all or nothing)
         if (lost.length > 0) throw new MissingIdsError(this.name, lost);
@@ -98,11 +98,11 @@ export class ResourceService extends ResourceWrites {
     const field = this.requireSoftDelete();
     const id = this.parseIdOr404(rawId);
     const row = await this.db(() =>
-      this.driver.transaction(async (tx) => {
+      this.database.transaction(async (tx) => {
         const [found] = await this.readTrashed([id], 'only', ctx, tx);
         if (!found) throw new NotFoundError(`No trashed ${this.name} found with id ${rawId}.`);
         await this.assertOwned([id], 'update', ctx, tx, 'with');
-        const restored = await this.driver.update(this.name, [{ id, changes: { [field]: null } }], tx, { field, isNull: false });
+        const restored = await this.database.update(this.name, [{ id, changes: { [field]: null } }], tx, { field, isNull: false });
         if (restored === 0) throw new NotFoundError(`No trashed ${this.name} found with id ${rawId}.`); // a concurrent restore won
         return (await this.reload([id], tx, ctx))[0];
       }),
@@ -117,11 +117,11 @@ export class ResourceService extends ResourceWrites {
     const id = this.parseIdOr404(rawId);
     await this.hooks.beforeDelete?.([id], ctx);
     const row = await this.db(() =>
-      this.driver.transaction(async (tx) => {
+      this.database.transaction(async (tx) => {
         const [found] = await this.readTrashed([id], 'with', ctx, tx);
         if (!found) throw this.notFound(rawId);
         await this.assertOwned([id], 'delete', ctx, tx, 'with');
-        const deleted = await this.driver.delete(this.name, [id], tx);
+        const deleted = await this.database.delete(this.name, [id], tx);
         if (deleted.length === 0) throw this.notFound(rawId);
         return found;
       }),
@@ -136,13 +136,13 @@ export class ResourceService extends ResourceWrites {
   protected async trash(ids: Id[], tx: Transaction, ctx: RequestContext): Promise<Row[]> {
     const field = this.requireSoftDelete();
     const now = new Date();
-    const count = await this.driver.update(this.name, ids.map((id) => ({ id, changes: { [field]: now } })), tx, { field, isNull: true });
+    const count = await this.database.update(this.name, ids.map((id) => ({ id, changes: { [field]: now } })), tx, { field, isNull: true });
     return count < ids.length ? [] : this.reload(ids, tx, ctx);
   }
 
   protected async readTrashed(ids: Id[], trashed: 'with' | 'only', ctx: RequestContext, tx: Transaction): Promise<Row[]> {
     const query = this.pipeline.apply({ ...byIdsQuery(this.entry.info, ids, { select: null, relations: [] }), trashed }, ctx);
-    return inIdOrder(this.shape((await this.driver.list(query, tx)).rows, query, ctx), ids, this.entry.info.key);
+    return inIdOrder(this.shape((await this.database.list(query, tx)).rows, query, ctx), ids, this.entry.info.key);
   }
 
   protected requireSoftDelete(): string {

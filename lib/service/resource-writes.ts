@@ -33,13 +33,13 @@ export class ResourceWrites extends WritePreparation {
     const records = await runHook(this.hooks.beforeCreate, prepared, ctx);
     this.logQuery('store', { count: records.length });
     const inserted = await this.db(() =>
-      this.driver.transaction(async (tx) => {
+      this.database.transaction(async (tx) => {
         // the new rows straight from the insert when the driver can and nothing runs in between
-        if (this.driver.insertRows && !scope.within) {
+        if (this.database.canInsertRows && !scope.within) {
           const read = this.readBack([], ctx);
-          return this.shape(await this.driver.insertRows(this.name, records, read)(tx), read, ctx);
+          return this.shape(await this.database.insertRows(this.name, records, read)(tx), read, ctx);
         }
-        const ids = await this.driver.insert(this.name, records, tx);
+        const ids = await this.database.insert(this.name, records, tx);
         await scope.within?.(tx, ids);
         return this.reload(ids, tx, ctx);
       }),
@@ -56,7 +56,7 @@ export class ResourceWrites extends WritePreparation {
    * worth overlapping), and no hook or relation route needs every record before the first insert.
    */
   protected pipelines(scope: WriteScope): boolean {
-    return Boolean(this.driver.insertRows && this.entry.declaration.validation?.create && !this.hooks.beforeCreate && !scope.within);
+    return Boolean(this.database.canInsertRows && this.entry.declaration.validation?.create && !this.hooks.beforeCreate && !scope.within);
   }
 
   protected async storePipelined(items: unknown[], ranges: Array<[number, number]>, prefix: (index: number) => string, ctx: RequestContext, forced: Record<string, unknown> = {}): Promise<BulkWriteResult> {
@@ -67,7 +67,7 @@ export class ResourceWrites extends WritePreparation {
     const pathOf = (i: number, field: string) => `${prefix(i)}${field}`;
     // the references of every chunk, gathered as each is prepared and checked once at the end
     const wanted: WantedReferences = new Map();
-    const insertRows = this.driver.insertRows?.bind(this.driver);
+    const insertRows = this.database.canInsertRows ? this.database.insertRows.bind(this.database) : null;
     if (!insertRows) throw new Error('storePipelined needs a driver that returns inserted rows');
     this.logQuery('store', { count: items.length });
     const inserted = await this.db(() =>
@@ -81,7 +81,7 @@ export class ResourceWrites extends WritePreparation {
         },
         insert: (records) => insertRows(this.name, records, read),
         finish: (rows, tx) => checkWanted(this.registry, wanted, pathOf, errors, tx, rows ? { model: this.name, ids: new Set(rows.map((row) => row[key] as Id)) } : undefined),
-        transaction: (work) => this.driver.transaction(work),
+        transaction: (work) => this.database.transaction(work),
       }),
     );
     ctx.touched.add(this.name);
@@ -102,12 +102,12 @@ export class ResourceWrites extends WritePreparation {
     const [item] = await runHook(this.hooks.beforeUpdate, [{ id, changes: prepared }], ctx);
     this.logQuery('update', { id, changes: item.changes });
     const [written] = await this.db(() =>
-      this.driver.transaction(async (tx) => {
+      this.database.transaction(async (tx) => {
         await this.lockHierarchy([item], tx);
         const existing = await this.visibleIds([id], ctx, tx, scope.narrow);
         if (existing.length === 0) throw scope.notFound?.([rawId]) ?? this.notFound(rawId);
         await this.assertOwned([id], 'update', ctx, tx);
-        if (Object.keys(item.changes).length > 0) await this.driver.update(this.name, [item], tx);
+        if (Object.keys(item.changes).length > 0) await this.database.update(this.name, [item], tx);
         await scope.within?.(tx, [id]);
         await this.assertNoCycle([item], tx, () => '');
         return this.reload([id], tx, ctx);
@@ -138,7 +138,7 @@ export class ResourceWrites extends WritePreparation {
         addError(errors, `${key}.${index}.id`, 'The id must be a string or a number.');
         return;
       }
-      const id = this.driver.parseId(this.name, String(rawId));
+      const id = this.database.parseId(this.name, String(rawId));
       if (id === null) unknownIds.push(rawId);
       else ids.push(id);
     });
@@ -149,14 +149,14 @@ export class ResourceWrites extends WritePreparation {
     const items = await runHook(this.hooks.beforeUpdate, ids.map((id, i) => ({ id, changes: changes[i] })), ctx);
     this.logQuery('updateMultiple', { ids });
     const written = await this.db(() =>
-      this.driver.transaction(async (tx) => {
+      this.database.transaction(async (tx) => {
         await this.lockHierarchy(items, tx);
         const changed = items.filter((item) => Object.keys(item.changes).length > 0);
         // a caller who sees every record: the UPDATE itself finds which ids exist (a missing one is
         // a 404 that rolls back what it wrote), one statement fewer than checking them first
-        if (this.driver.updateRows && changed.length === items.length && this.seesEveryRecord(ctx, scope)) {
+        if (this.database.canUpdateRows && changed.length === items.length && this.seesEveryRecord(ctx, scope)) {
           const read = this.readBack(ids, ctx);
-          const rows = await this.driver.updateRows(this.name, changed, tx, read);
+          const rows = await this.database.updateRows(this.name, changed, tx, read);
           this.assertAllFound(ids, rows.map((row) => row[this.entry.info.key] as Id), scope);
           await this.assertNoCycle(items, tx, (i) => `${key}.${i}.`);
           return inIdOrder(this.shape(rows, read, ctx), ids, this.entry.info.key);
@@ -164,13 +164,13 @@ export class ResourceWrites extends WritePreparation {
         await this.assertAllVisible(ids, ctx, tx, scope);
         await this.assertOwned(ids, 'update', ctx, tx);
         // every record changes: the UPDATE returns them (the cycle check only reads)
-        if (this.driver.updateRows && changed.length === items.length) {
+        if (this.database.canUpdateRows && changed.length === items.length) {
           const read = this.readBack(ids, ctx);
-          const rows = await this.driver.updateRows(this.name, changed, tx, read);
+          const rows = await this.database.updateRows(this.name, changed, tx, read);
           await this.assertNoCycle(items, tx, (i) => `${key}.${i}.`);
           return inIdOrder(this.shape(rows, read, ctx), ids, this.entry.info.key);
         }
-        if (changed.length > 0) await this.driver.update(this.name, changed, tx);
+        if (changed.length > 0) await this.database.update(this.name, changed, tx);
         await this.assertNoCycle(items, tx, (i) => `${key}.${i}.`);
         return this.reload(ids, tx, ctx);
       }),

@@ -93,7 +93,7 @@ export class WritePreparation extends ResourceReads {
     if (this.pipeline.policy.possession(info, action, ctx) !== 'own') return;
     const mine: ListQuery = { ...byIdsQuery(info, ids, { select: [info.key], relations: [] }), trashed };
     const filter = allOf(mine.filter, ownerFilter(info, ctx));
-    const { rows } = await this.driver.list({ ...mine, filter }, tx);
+    const { rows } = await this.database.list({ ...mine, filter }, tx);
     if (rows.length < ids.length) throw new ForbiddenError();
   }
 
@@ -104,8 +104,8 @@ export class WritePreparation extends ResourceReads {
    */
   protected async lockHierarchy(items: Array<{ changes: Record<string, unknown> }>, tx: Transaction): Promise<void> {
     const field = this.entry.info.hierarchyField;
-    if (!field || !this.driver.lockHierarchy) return;
-    if (items.some((item) => item.changes[field] !== undefined && item.changes[field] !== null)) await this.driver.lockHierarchy(this.name, tx);
+    if (!field || !this.database.locksHierarchy) return;
+    if (items.some((item) => item.changes[field] !== undefined && item.changes[field] !== null)) await this.database.lockHierarchy(this.name, tx);
   }
 
   /**
@@ -120,7 +120,7 @@ export class WritePreparation extends ResourceReads {
     if (moved.length === 0) return;
     const start: Filter = { kind: 'condition', field: key, operator: 'in', value: moved.map(({ item }) => item.id) };
     const query: ListQuery = { model: this.name, filter: null, select: [key, field], relations: [], order: [{ relations: [], field: key, direction: 'asc' }], page: null, limit: null, tree: { parentField: field, start, down: false, up: true, maxDepth: null, scope: null } };
-    const { rows } = await this.driver.list(query, tx);
+    const { rows } = await this.database.list(query, tx);
     const parentOf = new Map(rows.map((r) => [String(r[key]), r[field] === null || r[field] === undefined ? null : String(r[field])]));
     const errors: FieldErrors = {};
     for (const { item, index } of moved) {

@@ -57,7 +57,7 @@ function placeholderId(parent: ResourceService): Id {
 }
 
 const parseId = (related: ResourceService, raw: unknown): Id | null =>
-  typeof raw === 'string' || typeof raw === 'number' ? related.entry.driver.parseId(related.name, String(raw)) : null;
+  typeof raw === 'string' || typeof raw === 'number' ? related.database.parseId(related.name, String(raw)) : null;
 
 /**
  * Every nested part checked by its own resource's rules (fillable, field write policy, values,

@@ -64,7 +64,7 @@ export class NestedWrites {
   async update(rawId: string, body: unknown, ctx: RequestContext): Promise<WriteResult> {
     const errors: FieldErrors = {};
     const parsed = parseNestedItem(plainObject(body ?? {}, 'The request body'), this.parent.entry.info, this.relations, 'update', '', errors);
-    const id = this.parent.entry.driver.parseId(this.parent.name, rawId);
+    const id = this.parent.database.parseId(this.parent.name, rawId);
     const prepared = await this.check([parsed], id, ctx, errors, () => this.parent.prepare([parsed.attributes], 'update', () => '', ctx));
     let outcome: Outcome | null = null;
     const result = await this.parent.update(rawId, parsed.attributes, ctx, {
@@ -115,8 +115,8 @@ export class NestedWrites {
   /**
    * After the commit: caches of every model touched, each related resource's after hooks, and
    * the parent's rows (as its own hooks answered them) with the nested relations loaded.
-   * Change feed: every nested record is written through its resource's `entry.driver` inside the
-   * parent's `entry.driver.transaction`, so the feed's recording driver sees it and emits after the commit.
+   * Change feed: every nested record is written through its resource's database door (service/database.ts) inside the
+   * parent's transaction, so the feed's recording driver sees it and emits after the commit.
    */
   private async answer(result: WriteResult | BulkWriteResult, outcome: Outcome, ctx: RequestContext): Promise<WriteResult | BulkWriteResult> {
     for (const [i, w] of outcome.written.entries()) {

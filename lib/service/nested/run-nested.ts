@@ -48,7 +48,7 @@ export async function runNested(parent: ResourceService, parts: PreparedOps[], p
 
 async function runRecords(group: PreparedOps[], parentIds: Id[], ctx: RequestContext, tx: Transaction): Promise<NestedWritten> {
   const { related, foreignKey: fk, name } = group[0].ops.relation;
-  const driver = related.entry.driver;
+  const driver = related.database;
   const info = related.entry.info;
   const out: NestedWritten = { related, created: [], updated: [], deleted: [] };
   for (const p of group) {
@@ -83,7 +83,7 @@ async function runRecords(group: PreparedOps[], parentIds: Id[], ctx: RequestCon
 
 /** Deletes (soft when the resource is soft-deletable: decision 51) in one statement; answers the ids a concurrent write took first. */
 async function removeRecords(related: ResourceService, ids: Id[], tx: Transaction): Promise<Id[]> {
-  const driver = related.entry.driver;
+  const driver = related.database;
   const field = related.entry.info.softDelete;
   if (field) {
     const now = new Date();
@@ -97,7 +97,7 @@ async function removeRecords(related: ResourceService, ids: Id[], tx: Transactio
 /** Many-to-many links of each parent: the ids checked in one read, then the pivot's bulk operations. */
 async function runLinks(parent: ResourceService, group: PreparedOps[], parentIds: Id[], fresh: boolean, ctx: RequestContext, tx: Transaction): Promise<void> {
   const { related, relation } = group[0].ops.relation;
-  const pivots = parent.entry.driver.pivots!;
+  const pivots = parent.database.pivots;
   // a link names a related record the caller may see: a trashed one is never linked (decision 59)
   const linking = group.flatMap((p) => [...p.attach, ...(p.sync ?? [])]);
   const wanted = [...new Set(linking.flatMap((l) => (l.id === null ? [] : [l.id])))];
@@ -134,6 +134,6 @@ async function runLinks(parent: ResourceService, group: PreparedOps[], parentIds
 
 /** Decision 67: an id in an error body is rendered like the records' ids; one that is no id stays as sent. */
 function renderId(related: ResourceService, raw: unknown): string | number {
-  const id = typeof raw === 'string' || typeof raw === 'number' ? related.entry.driver.parseId(related.name, String(raw)) : null;
+  const id = typeof raw === 'string' || typeof raw === 'number' ? related.database.parseId(related.name, String(raw)) : null;
   return id ?? (typeof raw === 'number' ? raw : String(raw));
 }

@@ -1,4 +1,4 @@
-import type { ChangeFeed } from '../changes/change-feed';
+import type { ChangeFeed } from './change-feed';
 import type { RestConfig } from '../config';
 import { BadRequestError } from '../errors';
 import { parseReadOptions } from '../query';
@@ -7,7 +7,7 @@ import { parseAttr } from '../query/parse-attr';
 import { combine, parseFilter } from '../query/parse-filter';
 import type { QueryPipeline } from '../service/query-pipeline';
 import type { ResourceService } from '../service/resource-service';
-import type { RouteDefinition } from './routes';
+import type { RouteDefinition } from '../http/routes';
 
 /** What a subscription reads (decision 61): own-field filters and `select`. */
 export const CHANGES_PARAMS = ['oper', 'attr', 'eq', 'select'] as const;

@@ -1,0 +1,142 @@
+import type { Driver, Id, ListResult, PivotCapability, PivotRow, Row, Transaction, UpdateGuard, UpdateItem } from '../driver';
+import type { ListQuery } from '../query/ast';
+import type { AggregateQuery, AggregateResult } from '../query/aggregate-ast';
+import type { ResourceEntry } from './registry';
+
+/**
+ * The one door to a resource's database. Every read and write of the service, and through the
+ * service of relations, exports, hierarchy and nested writes, calls the driver here and nowhere
+ * else, so a native error becomes the API's error in one place (`translate`, the service's).
+ *
+ * Calls inside a transaction (`tx` given) pass errors through untouched: the driver's transaction
+ * loop must see native errors (MongoDB retries on their labels), and the transaction call itself
+ * translates what finally escapes. The driver is read from the entry at each call: the change
+ * feed wraps it after start-up.
+ */
+export class Database {
+  constructor(
+    private readonly entry: ResourceEntry,
+    private readonly translate: (error: unknown) => unknown,
+  ) {}
+
+  private get driver(): Driver {
+    return this.entry.driver;
+  }
+
+  get kind(): string {
+    return this.driver.kind;
+  }
+
+  /** Runs driver work; a native error becomes a typed one (the original kept as cause). */
+  async guarded<T>(work: () => Promise<T>): Promise<T> {
+    try {
+      return await work();
+    } catch (error) {
+      throw this.translate(error);
+    }
+  }
+
+  private run<T>(tx: Transaction | undefined, work: () => Promise<T>): Promise<T> {
+    return tx ? work() : this.guarded(work);
+  }
+
+  parseId(model: string, raw: string): Id | null {
+    return this.driver.parseId(model, raw);
+  }
+
+  list(query: ListQuery, tx?: Transaction): Promise<ListResult> {
+    return this.run(tx, () => this.driver.list(query, tx));
+  }
+
+  get canAggregate(): boolean {
+    return Boolean(this.driver.aggregate);
+  }
+
+  aggregate(query: AggregateQuery): Promise<AggregateResult> {
+    return this.guarded(() => this.driver.aggregate!(query));
+  }
+
+  existingIds(model: string, ids: Id[], tx?: Transaction): Promise<Id[]> {
+    return this.run(tx, () => this.driver.existingIds(model, ids, tx));
+  }
+
+  transaction<T>(work: (tx: Transaction) => Promise<T>): Promise<T> {
+    return this.guarded(() => this.driver.transaction(work));
+  }
+
+  insert(model: string, records: Record<string, unknown>[], tx: Transaction): Promise<Id[]> {
+    return this.driver.insert(model, records, tx);
+  }
+
+  get canInsertRows(): boolean {
+    return Boolean(this.driver.insertRows);
+  }
+
+  insertRows(model: string, records: Record<string, unknown>[], read: ListQuery): (tx: Transaction) => Promise<Row[]> {
+    return this.driver.insertRows!(model, records, read);
+  }
+
+  get canUpdateRows(): boolean {
+    return Boolean(this.driver.updateRows);
+  }
+
+  updateRows(model: string, items: UpdateItem[], tx: Transaction, read: ListQuery): Promise<Row[]> {
+    return this.driver.updateRows!(model, items, tx, read);
+  }
+
+  update(model: string, items: UpdateItem[], tx: Transaction, guard?: UpdateGuard): Promise<number> {
+    return this.driver.update(model, items, tx, guard);
+  }
+
+  delete(model: string, ids: Id[], tx: Transaction): Promise<Id[]> {
+    return this.driver.delete(model, ids, tx);
+  }
+
+  get locksHierarchy(): boolean {
+    return Boolean(this.driver.lockHierarchy);
+  }
+
+  lockHierarchy(model: string, tx: Transaction): Promise<void> {
+    return this.driver.lockHierarchy ? this.driver.lockHierarchy(model, tx) : Promise.resolve();
+  }
+
+  /** The native form of a list query, for the query log. */
+  compile(query: ListQuery): unknown {
+    return this.driver.compile?.(query);
+  }
+
+  /** Whether the driver writes pivot rows (many-to-many relation routes and nested links). */
+  get hasPivots(): boolean {
+    return Boolean(this.driver.pivots);
+  }
+
+  /** Pivot rows of one parent, through the door like every other read and write. */
+  get pivots(): Required<PivotCapability> {
+    const pivots = (): PivotCapability => {
+      if (!this.driver.pivots) throw new Error(`the ${this.driver.kind} driver cannot write pivot rows`);
+      return this.driver.pivots;
+    };
+    return {
+      read: (model: string, relation: string, parentId: Id, relatedIds: Id[] | null, tx?: Transaction): Promise<PivotRow[]> =>
+        this.run(tx, () => pivots().read(model, relation, parentId, relatedIds, tx)),
+      attach: (...args: Parameters<PivotCapability['attach']>) => pivots().attach(...args),
+      detach: (...args: Parameters<PivotCapability['detach']>) => pivots().detach(...args),
+      update: (...args: Parameters<PivotCapability['update']>) => pivots().update(...args),
+      lock: (model: string, relation: string, parentId: Id, tx: Transaction) => pivots().lock?.(model, relation, parentId, tx) ?? Promise.resolve(),
+    };
+  }
+
+  get canStream(): boolean {
+    return Boolean(this.driver.streams);
+  }
+
+  /** Rows from a database cursor (exports); errors met while iterating are translated too. */
+  async *stream(query: ListQuery, signal?: AbortSignal): AsyncIterable<Row> {
+    if (!this.driver.streams) throw new Error(`the ${this.driver.kind} driver cannot stream rows`);
+    try {
+      yield* this.driver.streams.stream(query, signal);
+    } catch (error) {
+      throw this.translate(error);
+    }
+  }
+}
