@@ -15,6 +15,7 @@ import { buildOpenApi, type OpenApiOptions } from './openapi/build-document';
 import { docsRouter } from './openapi/docs-router';
 import { resourceRoutes } from './http/resource-routes';
 import { cachedReads } from './http/cached-reads';
+import { NestedWrites } from './service/nested/nested-writes';
 import { RouteTable } from './http/routes';
 import { createLoggers } from './log/logger';
 import { equalities } from './query/walk';
@@ -212,7 +213,7 @@ export function createRestApi(options: RestApiOptions = {}): RestApi {
         table.add(...exportRoutes(service, { catalog: registry, config, log, templates }));
       }
       // decision 58: each resource's nestedWrites resolved against the other services (start-up errors name the key)
-      for (const service of services.values()) service.enableNestedWrites((m) => services.get(m));
+      for (const service of services.values()) service.enableNestedWrites(new NestedWrites(service, (m) => services.get(m)));
       for (const service of services.values()) table.add(...buildRelationRoutes(service));
       // decision 63: in lenient mode, say at start which routes any authenticated user passes
       auth?.warnOpenRoutes(table.all());

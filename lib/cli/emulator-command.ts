@@ -9,8 +9,8 @@
  */
 import { parseArgs } from 'node:util';
 import { UsageError } from './client-command';
-import type { CliIo } from './main';
-import { EMULATOR_VERSIONS } from '../testing/emulator/profile';
+import type { CliIo } from './cli-io';
+import { EMULATOR_VERSIONS } from '../testing/emulator-entry';
 
 export const EMULATOR_USAGE = `  emulator [--port <n>] [--topology replset|standalone] [--version 5.0|6.0|7.0|8.0]
       Serves the testing kit's in-memory MongoDB emulator on 127.0.0.1 until SIGTERM/SIGINT;
@@ -73,9 +73,9 @@ export async function runEmulatorCommand(args: string[], io: CliIo, usage: strin
     io.out(usage);
     return 0;
   }
-  let startEmulator: typeof import('../testing/emulator').startEmulator;
+  let startEmulator: (typeof import('../testing/emulator-entry'))['startEmulator'];
   try {
-    ({ startEmulator } = await import('../testing/emulator'));
+    ({ startEmulator } = await import('../testing/emulator-entry'));
   } catch (error) {
     throw new Error(`the emulator needs bson, mingo and mongodb installed (${(error as Error).message})`);
   }

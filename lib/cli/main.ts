@@ -7,6 +7,7 @@
 import { relative } from 'node:path';
 import { parseArgs } from 'node:util';
 import { generateClientFile, UsageError } from './client-command';
+import type { CliIo } from './cli-io';
 import { EMULATOR_USAGE, runEmulatorCommand } from './emulator-command';
 
 export const USAGE = `Usage: generic-resource-rest <command> [options]
@@ -29,10 +30,7 @@ Example:
 `;
 
 /** Where the CLI writes: the process's streams, or a test's buffers. */
-export interface CliIo {
-  out(text: string): void;
-  err(text: string): void;
-}
+export type { CliIo } from './cli-io';
 
 const processIo: CliIo = { out: (t) => process.stdout.write(t), err: (t) => process.stderr.write(t) };
 

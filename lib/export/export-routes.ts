@@ -10,7 +10,6 @@ import type { ResourceService } from '../service/resource-service';
 import { cellValue, exportColumns, exportReads } from './export-columns';
 import { contentDisposition, exportFilename } from './export-filename';
 import type { PdfTemplate } from './pdf-templates';
-import { rowSource } from './row-source';
 
 export type ExportFormat = 'excel' | 'pdf';
 
@@ -68,9 +67,8 @@ export async function runExport(input: RouteInput, service: ResourceService, for
   res.setHeader('Content-Disposition', contentDisposition(filename));
   res.setHeader('X-Total-Count', String(total));
   const started = performance.now();
-  const driver = service.entry.driver;
   const rows = (async function* () {
-    for await (const batch of rowSource(driver, query, ctx.signal)) yield batch.map((row) => columns.map((c) => cellValue(row, c)));
+    for await (const batch of service.exportBatches(query, ctx)) yield batch.map((row) => columns.map((c) => cellValue(row, c)));
   })();
   try {
     const written =

@@ -1,33 +1,6 @@
-import type { Id } from '../driver';
 import type { RouteDefinition, RouteInput } from '../http/routes';
-import type { Filter } from '../query/ast';
 import type { RelationService } from '../relations/relation-service';
 import { runExport, type ExportOptions } from './export-routes';
-
-/**
- * The filter that selects the related records of one parent, on the related model: one-to-many by
- * its foreign key; many-to-many through the inverse relation the related model declares over the
- * same pivot, else through the parent's pivot rows (one read).
- */
-async function relatedFilter(relation: RelationService, parentId: Id): Promise<Filter> {
-  const { parent, related, relation: rel, foreignKey } = relation.config;
-  if (!rel.pivot) {
-    // the parent's link value: its id, or its localKey's value (null links nothing)
-    const link = await relation.link(parentId);
-    if (link === null || link === undefined) return { kind: 'condition', field: related.entry.info.key, operator: 'null' };
-    return { kind: 'condition', field: foreignKey, operator: '=', value: link as Id };
-  }
-  const target = related.entry.info;
-  const inverse = [...Object.values(target.relations), ...Object.values(target.hiddenRelations)].find(
-    (r) => r.kind === 'belongsToMany' && r.target === parent.name && r.pivot?.table === rel.pivot?.table && r.pivot?.parentKey === rel.pivot?.relatedKey,
-  );
-  if (inverse) return { kind: 'related', relation: inverse.name, filter: { kind: 'condition', field: parent.entry.info.key, operator: '=', value: parentId } };
-  const links = await parent.translating(() => parent.entry.driver.pivots!.read(parent.name, rel.name, parentId, null));
-  const key = target.key;
-  // an empty membership: the key is never null
-  if (links.length === 0) return { kind: 'condition', field: key, operator: 'null' };
-  return { kind: 'condition', field: key, operator: 'in', value: links.map((l) => l.relatedId) };
-}
 
 /**
  * `GET {list path}/export/excel|pdf` of one configured relation, in the same form as its list
@@ -58,7 +31,7 @@ export function relationExportRoutes(relation: RelationService, form: { kind: 'e
       handler: async (input: RouteInput) => {
         const ref = form.kind === 'explicit' ? { kind: 'explicit' as const, rawId: String(input.req.params.parent_id) } : { kind: 'implicit' as const };
         const parentId = await relation.parentId(ref, input.ctx);
-        await runExport(input, related, format, options, format === 'excel' ? 'export.xlsx' : 'export.pdf', await relatedFilter(relation, parentId));
+        await runExport(input, related, format, options, format === 'excel' ? 'export.xlsx' : 'export.pdf', await relation.membersFilter(parentId));
       },
     };
   });

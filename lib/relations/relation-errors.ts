@@ -1,5 +1,4 @@
 import { ApiError } from '../errors';
-import { Reply } from '../http/routes';
 
 const label = (model: string) => model.charAt(0).toUpperCase() + model.slice(1);
 
@@ -48,11 +47,16 @@ function bulkMessage(model: string, relation: string, ids: Array<string | number
  * Decision 48: the found records were processed; the unknown ids make it a 207 partial success
  * `{success: false, models, error: {message, relation, not_found_ids, suggested_fix}}`.
  */
-export function partialSuccess(model: string, relation: string, listPath: string, models: unknown[], missing: Array<string | number>, extra: Record<string, unknown> = {}): Reply {
-  return new Reply(207, {
+export function partialSuccess(model: string, relation: string, listPath: string, models: unknown[], missing: Array<string | number>, extra: Record<string, unknown> = {}): PartialSuccess {
+  return new PartialSuccess({
     success: false,
     ...extra,
     models,
     error: { message: bulkMessage(model, relation, missing), relation, not_found_ids: missing, suggested_fix: suggestedFix(listPath) },
   });
+}
+
+/** An answer whose found part was processed and whose unknown ids were not: the route answers it with 207. */
+export class PartialSuccess {
+  constructor(readonly body: Record<string, unknown>) {}
 }

@@ -1,5 +1,6 @@
 import { BadRequestError } from '../errors';
-import type { HttpMethod, RouteAccess, RouteDefinition, RouteInput } from '../http/routes';
+import { Reply, type HttpMethod, type RouteAccess, type RouteDefinition, type RouteInput } from '../http/routes';
+import { PartialSuccess } from './relation-errors';
 import type { ParentRef, RelationService } from './relation-service';
 
 /** `_scenario` of a write (decision 50: it only chooses among the route's own scenarios). */
@@ -93,7 +94,7 @@ export function relationRoutes(service: RelationService, form: { kind: 'explicit
     {
       action: 'store', method: 'post', path: '', access: 'create', needs: many ? [['related', 'store'], ['parent', 'update']] : [['related', 'store']],
       summary: `Create ${config.segment} of one ${config.parent.name} (_scenario=bulk_create for several)`,
-      handler: (input, parent) => service.create(parent, input.req.body, isBulk(input), input.ctx),
+      handler: async (input, parent) => new Reply(201, await service.create(parent, input.req.body, isBulk(input), input.ctx)),
     },
     {
       action: 'updateMany', method: 'put', path: '', access: 'update', needs: [['related', 'update']],
@@ -139,6 +140,11 @@ export function relationRoutes(service: RelationService, form: { kind: 'explicit
     permissions: spec.needs.map(([who, verb]) => `${who === 'related' ? relatedResource : parentResource}.${verb}`),
     answers: 'json' as const,
     summary: spec.summary,
-    handler: (input: RouteInput) => spec.handler(input, form.kind === 'explicit' ? { kind: 'explicit', rawId: String(input.req.params.parent_id) } : { kind: 'implicit' }),
+    handler: async (input: RouteInput) => statusOf(await spec.handler(input, form.kind === 'explicit' ? { kind: 'explicit', rawId: String(input.req.params.parent_id) } : { kind: 'implicit' })),
   }));
+}
+
+/** The service answers data; the route chooses the status: a partial success is a 207 (decision 48). */
+function statusOf(answer: unknown): unknown {
+  return answer instanceof PartialSuccess ? new Reply(207, answer.body) : answer;
 }

@@ -64,6 +64,14 @@ export class Database {
     return this.guarded(() => this.driver.transaction(work));
   }
 
+  /**
+   * A transaction whose escaping errors the caller handles itself (the pipelined insert abandons
+   * with its own sentinel, then translates what remains through `guarded`).
+   */
+  transactionUntranslated<T>(work: (tx: Transaction) => Promise<T>): Promise<T> {
+    return this.driver.transaction(work);
+  }
+
   insert(model: string, records: Record<string, unknown>[], tx: Transaction): Promise<Id[]> {
     return this.driver.insert(model, records, tx);
   }

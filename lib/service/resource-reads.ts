@@ -8,6 +8,8 @@ import { runHook } from './hooks';
 import { byIdsQuery, inIdOrder } from './read-by-ids';
 import type { RequestContext } from './request-context';
 import type { PlannedList, PlannedShow } from './resource-service-types';
+import { rowBatches } from './row-batches';
+import { stripHidden } from './catalog-view';
 
 /** The read paths of a resource: list, first, count, aggregate and show. */
 export class ResourceReads extends ResourceServiceBase {
@@ -102,5 +104,17 @@ export class ResourceReads extends ResourceServiceBase {
 
   async show(rawId: string, params: RequestParams, ctx: RequestContext): Promise<Row> {
     return this.runShow(await this.planShow(rawId, params, ctx), ctx);
+  }
+
+  /**
+   * Every row of an export query in bounded batches, through the database door like any read: the
+   * read policy's hidden fields removed and `afterList` hooks run on each batch.
+   */
+  async *exportBatches(query: ListQuery, ctx: RequestContext): AsyncGenerator<Row[]> {
+    this.logQuery('export', query);
+    const view = this.pipeline.viewOf(ctx);
+    for await (const batch of rowBatches(this.database, query, ctx.signal)) {
+      yield runHook(this.hooks.afterList, stripHidden(batch, query.model, query.relations, view), ctx);
+    }
   }
 }

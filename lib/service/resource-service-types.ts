@@ -4,6 +4,7 @@ import type { Id, Row, Transaction } from '../driver';
 import { ApiError } from '../errors';
 import type { Filter, ListQuery } from '../query/ast';
 import { type RolesRule } from './grantable-roles';
+import type { RequestContext } from './request-context';
 
 export interface PlannedList {
   /** As parsed from the request (cursors are bound to it). */
@@ -60,4 +61,15 @@ export interface WriteResult {
 export interface BulkWriteResult {
   success: true;
   models: WriteResult[];
+}
+
+/** The nested writes of a resource (lib/service/nested/nested-writes.ts), as its create and update paths use them. */
+export interface NestedWriter {
+  /** Whether these items carry nested relations this resource opted in to. */
+  applies(items: unknown[], scope: WriteScope): boolean;
+  store(items: unknown[], many: boolean, ctx: RequestContext): Promise<WriteResult | BulkWriteResult>;
+  validate(body: unknown, ctx: RequestContext): Promise<{ success: true }>;
+  update(rawId: string, body: unknown, ctx: RequestContext): Promise<WriteResult>;
+  /** A bulk update cannot carry nested relations: a 400 naming the first one. */
+  refuseInBulkUpdate(items: unknown[], key: string): never;
 }

@@ -3,7 +3,7 @@ import type { Id, Row, Transaction } from '../driver';
 import { BadRequestError, MissingIdsError, NotFoundError, ValidationError } from '../errors';
 import { modelsTouchedByDelete } from '../resource/references';
 import { runHook } from './hooks';
-import { NestedWrites } from './nested/nested-writes';
+import type { NestedWriter } from './resource-service-types';
 import { byIdsQuery, inIdOrder } from './read-by-ids';
 import { readIdList } from './read-body';
 import type { RequestContext } from './request-context';
@@ -19,9 +19,9 @@ export type { BulkWriteResult, PlannedList, PlannedShow, WriteResult, WriteRules
  * and turns native database errors into typed ones. Every operation takes the request context.
  */
 export class ResourceService extends ResourceWrites {
-  /** Resolves `nestedWrites` (start-up errors name the key); `serviceOf` finds the related resources' services. */
-  enableNestedWrites(serviceOf: (model: string) => ResourceService | undefined): void {
-    this.nested = new NestedWrites(this, serviceOf);
+  /** Hands the resource its nested writes (`nestedWrites`, lib/service/nested), made by the API at start-up. */
+  enableNestedWrites(nested: NestedWriter): void {
+    this.nested = nested;
   }
 
   async destroy(rawId: string, ctx: RequestContext, scope: WriteScope = {}): Promise<WriteResult> {

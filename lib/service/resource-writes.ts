@@ -4,17 +4,16 @@ import { BadRequestError, MissingIdsError, ValidationError } from '../errors';
 import { checkWanted, normalizeReferences, type WantedReferences } from './check-references';
 import { chunkRanges, pipelinedInsert } from './pipelined-insert';
 import { runHook } from './hooks';
-import { NestedWrites } from './nested/nested-writes';
 import { inIdOrder } from './read-by-ids';
 import { plainObject, readStoreBody } from './read-body';
 import type { RequestContext } from './request-context';
 import { addError, type FieldErrors } from './validate-input';
-import type { WriteScope, WriteResult, BulkWriteResult } from './resource-service-types';
+import type { BulkWriteResult, NestedWriter, WriteResult, WriteScope } from './resource-service-types';
 
 /** The create and update paths of a resource (nested writes handed to NestedWrites). */
 export class ResourceWrites extends WritePreparation {
   /** Nested writes of the relations this resource opts in (decision 58), set once every service exists. */
-  protected nested: NestedWrites | null = null;
+  protected nested: NestedWriter | null = null;
 
   async store(body: unknown, ctx: RequestContext, scope: WriteScope = {}): Promise<WriteResult | BulkWriteResult> {
     const { items, many } = readStoreBody(body, this.name);
@@ -81,7 +80,7 @@ export class ResourceWrites extends WritePreparation {
         },
         insert: (records) => insertRows(this.name, records, read),
         finish: (rows, tx) => checkWanted(this.registry, wanted, pathOf, errors, tx, rows ? { model: this.name, ids: new Set(rows.map((row) => row[key] as Id)) } : undefined),
-        transaction: (work) => this.database.transaction(work),
+        transaction: (work) => this.database.transactionUntranslated(work),
       }),
     );
     ctx.touched.add(this.name);

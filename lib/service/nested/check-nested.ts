@@ -1,6 +1,6 @@
 import type { Id } from '../../driver';
 import { BadRequestError, ForbiddenError } from '../../errors';
-import type { PivotEntry } from '../../relations/pivot-input';
+import type { PivotEntry } from '../pivot-input';
 import { checkReferences } from '../check-references';
 import { runHook } from '../hooks';
 import type { RequestContext } from '../request-context';

@@ -1,6 +1,6 @@
 import { BadRequestError } from '../../errors';
 import type { ModelInfo } from '../../resource/model-info';
-import { readPivotInput, type PivotEntry } from '../../relations/pivot-input';
+import { readPivotInput, type PivotEntry } from '../pivot-input';
 import { addError, type FieldErrors } from '../validate-input';
 import type { NestedRelation } from './nested-config';
 

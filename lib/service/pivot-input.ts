@@ -1,6 +1,6 @@
 import { BadRequestError, ValidationError } from '../errors';
 import type { FieldType, PivotInfo } from '../resource/model-info';
-import { addError, type FieldErrors } from '../service/validate-input';
+import { addError, type FieldErrors } from './validate-input';
 
 /** One related id with the pivot values sent for it (allowed columns only). */
 export interface PivotEntry {

@@ -1,4 +1,5 @@
-import type { Driver, Row } from '../driver';
+import type { Row } from '../driver';
+import type { Database } from './database';
 import type { ListQuery, Scalar } from '../query/ast';
 
 const BATCH = 2000;
@@ -9,12 +10,12 @@ const BATCH = 2000;
  * through the cursor pagination both drivers already have (the order always ends with the key).
  * Stops as soon as `signal` aborts (the client went away).
  */
-export async function* rowSource(driver: Driver, query: ListQuery, signal: AbortSignal): AsyncGenerator<Row[]> {
+export async function* rowBatches(database: Database, query: ListQuery, signal: AbortSignal): AsyncGenerator<Row[]> {
   const unpaged: ListQuery = { ...query, page: null, limit: null };
-  if (driver.streams) {
+  if (database.canStream) {
     // the cursor's rows, handed on in batches so the writers loop without a promise per row
     let batch: Row[] = [];
-    for await (const row of driver.streams.stream(unpaged, signal)) {
+    for await (const row of database.stream(unpaged, signal)) {
       batch.push(row);
       if (batch.length === BATCH) {
         yield batch;
@@ -27,7 +28,7 @@ export async function* rowSource(driver: Driver, query: ListQuery, signal: Abort
   let after: Scalar[] | null = null;
   for (;;) {
     if (signal.aborted) return;
-    const result = await driver.list({ ...unpaged, page: { kind: 'cursor', size: BATCH, after } });
+    const result = await database.list({ ...unpaged, page: { kind: 'cursor', size: BATCH, after } });
     if (result.rows.length > 0) yield result.rows;
     if (!result.hasMore || !result.nextAfter) return;
     after = result.nextAfter;
