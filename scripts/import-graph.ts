@@ -53,12 +53,14 @@ export function unitOf(file: string): string {
  * each other. 'lib' is the composition root (api.ts, index.ts).
  */
 export const LAYERS: string[][] = [
-  ['lib', 'cli', 'testing', 'drivers'],
-  ['http'],
-  ['openapi', 'client'],
-  ['export'],
+  ['lib', 'drivers'],
+  ['cli'],
+  ['testing'],
+  ['openapi', 'export'],
   ['relations', 'hierarchy', 'changes'],
   ['cache', 'auth', 'soft-delete'],
+  ['http'],
+  ['client'],
   ['service'],
   ['declaration'],
   ['driver'],

@@ -2,6 +2,7 @@ import type { DatabaseErrorInfo } from '../errors/database-error';
 export type { DatabaseErrorInfo, DatabaseErrorType } from '../errors/database-error';
 import type { AggregateQuery, AggregateResult } from '../query/aggregate-ast';
 import type { ListQuery, RelationLoad, Scalar } from '../query/ast';
+export type { ReadOptions } from '../query/ast';
 import type { Catalog, ModelInfo } from '../resource/model-info';
 import type { ModelDeclaration } from '../resource/relation-declaration';
 
@@ -22,11 +23,6 @@ export interface ListResult {
   /** Cursor pages: whether more rows follow, and the order-key values of the last row returned. */
   hasMore?: boolean;
   nextAfter?: Scalar[] | null;
-}
-
-export interface ReadOptions {
-  select: string[] | null;
-  relations: RelationLoad[];
 }
 
 /** An open transaction; opaque outside the driver that made it. */

@@ -1,5 +1,5 @@
 import { ERROR_STATUS } from '../errors/catalogue';
-import type { RouteDefinition, RouteTable } from '../http/routes';
+import type { DocumentedRoute, DocumentedRoutes } from './documented-route';
 import type { Registry } from '../service/registry';
 import { idSchema, recordSchema, writeSchema, type JsonSchema } from './json-schema';
 import { addNestedSchemas } from './nested-schemas';
@@ -85,7 +85,7 @@ const ENVELOPES: Record<string, JsonSchema> = {
 const pascal = (model: string): string => model.replace(/(^|[_\-\s]+)(\w)/g, (_m, _s, c: string) => c.toUpperCase());
 
 /** Error answers each kind of route can give (every type of the catalogue has the one Error schema). */
-function errorStatuses(route: RouteDefinition, secured: boolean, open: boolean): number[] {
+function errorStatuses(route: DocumentedRoute, secured: boolean, open: boolean): number[] {
   const statuses = new Set<number>([400, 500, 503]);
   if (secured) statuses.add(401);
   if (secured && !open) statuses.add(403);
@@ -105,7 +105,7 @@ function openApiPath(path: string, idOf: (param: string) => JsonSchema): { path:
 }
 
 /** The operation's description: what it does, its route name and the permissions it needs. */
-function describe(route: RouteDefinition, secured: boolean): string {
+function describe(route: DocumentedRoute, secured: boolean): string {
   const rights = route.permissions ?? [route.name];
   const needs = secured ? ` Needs the permission${rights.length > 1 ? 's' : ''} ${rights.map((r) => `\`${r}\``).join(', ')}.` : '';
   return `${route.summary}. Route \`${route.name}\` (${route.access}).${needs}`;
@@ -117,7 +117,7 @@ function describe(route: RouteDefinition, secured: boolean): string {
  * schemas from the model fields (write-only fields absent), bodies from the yup schemas, every
  * envelope and error with its status.
  */
-export function buildOpenApi(table: RouteTable, registry: Registry, options: OpenApiOptions = {}): JsonSchema {
+export function buildOpenApi(table: DocumentedRoutes, registry: Registry, options: OpenApiOptions = {}): JsonSchema {
   const hidden = options.hiddenFields ?? (() => new Set<string>());
   const secured = Boolean(options.security);
   const schemas: Record<string, JsonSchema> = { ...ENVELOPES, ...QUERY_SCHEMAS };

@@ -1,4 +1,4 @@
-import type { RouteDefinition } from '../http/routes';
+import type { DocumentedRoute } from './documented-route';
 import type { JsonSchema } from './json-schema';
 import { AGGREGATE, EXPORT, LIST, SHOW } from './parameters';
 
@@ -50,7 +50,7 @@ function listResponse(record: JsonSchema): JsonSchema {
 }
 
 /** The request body and success answer of the relation routes (spec "Relation endpoints"). */
-function relationShape(route: RouteDefinition, c: ShapeContext): OperationShape {
+function relationShape(route: DocumentedRoute, c: ShapeContext): OperationShape {
   const record = schemaRef(c.type);
   const related = { allOf: [record, { type: 'object', properties: { pivot: { type: 'object', additionalProperties: true, description: 'Pivot columns (many-to-many relations).' } } }] };
   const ids = { type: 'array', items: c.id };
@@ -83,7 +83,7 @@ function relationShape(route: RouteDefinition, c: ShapeContext): OperationShape 
 }
 
 /** The request body and success answer of a route, by its action. */
-export function operationShape(route: RouteDefinition, c: ShapeContext): OperationShape {
+export function operationShape(route: DocumentedRoute, c: ShapeContext): OperationShape {
   const record = schemaRef(c.type);
   const write = { type: 'object', properties: { success: { const: true }, model: record }, required: ['success', 'model'] };
   const bulk = { type: 'object', properties: { success: { const: true }, models: { type: 'array', items: write } }, required: ['success', 'models'] };

@@ -127,3 +127,9 @@ export interface ListQuery {
   /** Hierarchy reads: the walk that chooses the root records (see TreeWalk). */
   tree?: TreeWalk;
 }
+
+/** What a read by ids loads: the columns (null: all) and the relations. */
+export interface ReadOptions {
+  select: string[] | null;
+  relations: RelationLoad[];
+}

@@ -1,6 +1,6 @@
 import type { RestConfig } from '../config';
 import type { Catalog, ModelInfo } from '../resource/model-info';
-import type { ReadOptions } from '../driver';
+import type { ReadOptions } from './ast';
 import type { Filter, ListQuery } from './ast';
 import { decodeCursor } from './cursor';
 import { loadColumns, rootColumns } from './key-columns';

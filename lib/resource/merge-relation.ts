@@ -1,5 +1,5 @@
 import { DeclarationError } from '../errors/declaration-error';
-import type { RelationDeclaration } from '../declaration';
+import type { RelationDeclaration } from './relation-declaration';
 import type { RelationInfo } from './model-info';
 
 /**
