@@ -2,7 +2,8 @@ import { expect } from 'chai';
 import { ObjectId } from 'bson';
 import { aggregate } from '../../lib/testing/emulator/engine';
 import { Store } from '../../lib/testing/emulator/store';
-import { Scope, TransactionManager } from '../../lib/testing/emulator/transactions';
+import { TransactionManager } from '../../lib/testing/emulator/transactions';
+import { Scope } from '../../lib/testing/emulator/scope';
 import { keyOf } from '../../lib/testing/emulator/values';
 
 /** White-box checks of the emulator's workarounds for mingo and of its lock table. */

@@ -3,7 +3,8 @@ import { Binary, MongoServerError, Timestamp, type ClientSession, type Db } from
 import { EmulatorState } from '../../lib/testing/emulator/commands';
 import { execute } from '../../lib/testing/emulator/server';
 import { Store } from '../../lib/testing/emulator/store';
-import { Scope, TransactionManager } from '../../lib/testing/emulator/transactions';
+import { TransactionManager } from '../../lib/testing/emulator/transactions';
+import { Scope } from '../../lib/testing/emulator/scope';
 import { keyOf } from '../../lib/testing/emulator/values';
 import type { Request } from '../../lib/testing/emulator/wire';
 import { useMongo } from './helpers';

@@ -1,4 +1,4 @@
-import type { Scope } from './transactions';
+import type { Scope } from './scope';
 import type { Collection } from './store';
 import { isIndexScalar, rangeKind, type Bound } from './field-index';
 import { isPlainObject, keyOf, type Doc } from './values';

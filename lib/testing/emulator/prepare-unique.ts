@@ -1,7 +1,7 @@
 import { CommandError } from './errors';
 import { Index } from './indexes';
 import { idKeyOf, type Collection } from './store';
-import type { Scope } from './transactions';
+import type { Scope } from './scope';
 import type { Doc } from './values';
 
 /**

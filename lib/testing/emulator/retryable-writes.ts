@@ -1,4 +1,4 @@
-import { sessionKeyOf } from './commands/handshake';
+import { sessionKeyOf } from './session-key';
 import type { Doc } from './values';
 
 /** Commands the driver retries as retryable writes (with lsid + txnNumber, outside a transaction). */

@@ -88,7 +88,7 @@ export class Scope {
       this.txn.created.add(coll);
       coll.pendingIn = this.txn;
     } else if (!created && coll.pendingIn && coll.pendingIn !== this.txn) {
-      throw this.conflict(coll.pendingIn);
+      throw this.conflict(coll.pendingIn as Transaction);
     }
     return coll;
   }
@@ -101,7 +101,7 @@ export class Scope {
   /** Insert (`prev` undefined), replace, or delete (`next` null) the document with `idKey`. */
   write(coll: Collection, idKey: string, next: Doc | null, isInsert: boolean): void {
     const txn = this.txn;
-    if (coll.pendingIn && coll.pendingIn !== txn) throw this.conflict(coll.pendingIn);
+    if (coll.pendingIn && coll.pendingIn !== txn) throw this.conflict(coll.pendingIn as Transaction);
     const holder = this.txns.lockHolder(coll, idKey);
     if (holder && holder !== txn) throw this.conflict(holder);
     // a document committed after the snapshot: first committer wins, as in WiredTiger

@@ -1,4 +1,8 @@
-import type { Collection } from './store';
+/** A collection keeping old versions for open snapshots (store.ts Collection). */
+interface KeepsHistory {
+  readonly history: { clear(): void };
+  prune(oldest: number): boolean;
+}
 
 /**
  * The commit sequences at which open transactions took their snapshots. While one is open,
@@ -10,7 +14,7 @@ export class Snapshots {
   private low = Infinity;
   private high = -Infinity;
   /** Collections holding old versions, pruned when snapshots close. */
-  readonly keeping = new Set<Collection>();
+  readonly keeping = new Set<KeepsHistory>();
 
   get oldest(): number {
     return this.low;

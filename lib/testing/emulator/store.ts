@@ -3,10 +3,15 @@ import { CommandError } from './errors';
 import { AccessPaths } from './field-index';
 import { idIndex, type Index } from './indexes';
 import { Snapshots } from './snapshots';
-import type { Transaction } from './transactions';
 import { keyOf, type Doc } from './values';
 
 /** A committed version a snapshot may still need: `doc` (null: absent) from commit `seq` on. */
+/**
+ * The transaction that created a collection not yet committed (transaction.ts); an opaque owner
+ * here, so the store does not depend on the transaction code that depends on it.
+ */
+export type PendingOwner = object;
+
 export interface Version {
   seq: number;
   doc: Doc | null;
@@ -37,7 +42,7 @@ export class Collection {
   /** Commit sequence of the last committed write to this collection. */
   lastWrite = 0;
   /** The open transaction that created this collection: nobody else sees it until that commits. */
-  pendingIn?: Transaction;
+  pendingIn?: PendingOwner;
   readonly uuid = new UUID();
   /** Natural-order positions and value lookups for the index planner (by-id.ts), kept in step by put. */
   readonly access = new AccessPaths();

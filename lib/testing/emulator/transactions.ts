@@ -3,7 +3,6 @@ import { type Collection, type Store } from './store';
 import { Transaction, TRANSACTION_LIFETIME_MS } from './transaction';
 
 export { HeldByTransaction, Transaction, TRANSACTION_LIFETIME_MS } from './transaction';
-export { Scope } from './scope';
 
 export class TransactionManager {
   private readonly bySession = new Map<string, Transaction>();

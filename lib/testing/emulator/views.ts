@@ -1,7 +1,7 @@
 import { CommandError } from './errors';
 import { aggregate, validatePipeline, type Resolver } from './engine';
 import type { Collection, Store } from './store';
-import type { Scope } from './transactions';
+import type { Scope } from './scope';
 import { isPlainObject, type Doc } from './values';
 
 /**

@@ -1,3 +1,4 @@
+import type { Transaction } from '../transaction';
 import { CommandError } from '../errors';
 import { compileFilter } from '../engine';
 import { Index, parseIndexSpec } from '../indexes';
@@ -23,7 +24,7 @@ const create: Handler = (ctx) => {
   const name = collectionName(ctx, 'create');
   validateCollectionName(name);
   const pending = ctx.state.store.get(ctx.db, name)?.pendingIn;
-  if (pending && pending !== ctx.txn) throw ctx.scope.conflict(pending);
+  if (pending && pending !== ctx.txn) throw ctx.scope.conflict(pending as Transaction);
   if (ctx.state.store.get(ctx.db, name)) {
     throw new CommandError('NamespaceExists', `Collection ${ctx.db}.${name} already exists.`);
   }
@@ -106,7 +107,7 @@ const createIndexes: Handler = (ctx) => {
   if (!Array.isArray(specs) || specs.length === 0) throw new CommandError('BadValue', 'Must specify at least one index');
   const existing = ctx.state.store.get(ctx.db, name);
   if (!ctx.txn) waitForTransactions(ctx, name);
-  else if (existing?.pendingIn && existing.pendingIn !== ctx.txn) throw ctx.scope.conflict(existing.pendingIn);
+  else if (existing?.pendingIn && existing.pendingIn !== ctx.txn) throw ctx.scope.conflict(existing.pendingIn as Transaction);
   const coll = existing ?? ctx.scope.ensure(ctx.db, name);
   const created = !existing;
   const before = coll.indexes.length;

@@ -1,5 +1,8 @@
 import { Long, ObjectId } from 'bson';
 import type { CommandContext, Handler } from './context';
+import { sessionKeyOf } from '../session-key';
+
+export { sessionKeyOf } from '../session-key';
 import type { Doc } from '../values';
 
 /** The default profile's wire version (MongoDB 7.0); driver 7 accepts 9..29. Each profile says its own. */
@@ -108,13 +111,3 @@ export const handshakeCommands: Record<string, Handler> = {
   logout: ok,
 };
 
-/** Stable string for a session id `{id: UUID}`. */
-export function sessionKeyOf(lsid: unknown): string | undefined {
-  if (!lsid || typeof lsid !== 'object') return undefined;
-  const id = (lsid as Doc).id;
-  if (id && typeof id === 'object' && 'buffer' in id) {
-    const buf = (id as { buffer: Uint8Array }).buffer;
-    return Buffer.from(buf).toString('hex');
-  }
-  return undefined;
-}

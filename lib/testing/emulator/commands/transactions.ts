@@ -135,7 +135,7 @@ export const transactionCommands: Record<string, Handler> = {
 
 /** An open transaction that created `coll` or has pending writes to it. */
 export function heldBy(txns: EmulatorState['txns'], coll: Collection): Transaction | undefined {
-  if (coll.pendingIn) return coll.pendingIn;
+  if (coll.pendingIn) return coll.pendingIn as Transaction; // only scope.ts sets it, to a Transaction
   for (const t of txns.othersWriting(coll)) return t;
   return undefined;
 }
