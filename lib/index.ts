@@ -11,7 +11,7 @@ export { contextOf, type ContextInit } from './http/request-context-middleware';
 export { Reply, RouteTable, type RouteDefinition, type RouteAccess, type HttpMethod } from './http/routes';
 export { createContext, type RequestContext, type AuthUser, type ParentScope } from './service/request-context';
 export type { ResourceHooks } from './service/hooks';
-export { QueryPipeline, type ScopeProvider, type QueryTransform } from './service/query-pipeline';
+export { QueryPipeline, type ScopeProvider } from './service/query-pipeline';
 export type { Filter, ListQuery, Condition, Scalar, Operator } from './query/ast';
 export { allOf, equalities } from './query/walk';
 export { configFromEnv, type RestConfig } from './config';

@@ -108,9 +108,6 @@ export interface StreamCapability {
 export interface Driver {
   readonly kind: string;
 
-  /** True when this driver can serve the given native model. */
-  accepts(model: unknown): boolean;
-
   /**
    * Describe a declared model: fields and types from the model, relations derived from the
    * model (mongoose refs/virtuals, Sequelize associations) merged with the declared ones.

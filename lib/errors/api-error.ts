@@ -57,9 +57,3 @@ export class ForbiddenError extends ApiError {
   }
 }
 
-/** 409 for a conflict that is not a constraint (a concurrent change won, a state that forbids the operation). */
-export class ConflictError extends ApiError {
-  constructor(message: string) {
-    super('conflict', message);
-  }
-}

@@ -17,8 +17,6 @@ import { parseSoftDelete } from './parse-soft-delete';
 
 /** A ListQuery plus the request facts that are not part of the driver's query. */
 export interface ParsedListQuery extends ListQuery {
-  /** `_nested`: relation filters also narrow the loaded relation data (already applied to `relations`). */
-  nested: boolean;
 }
 
 const param = (params: RequestParams, name: string): unknown =>
@@ -97,7 +95,6 @@ export function parseListQuery(
     // without pagination one row more than the cap is read, so the envelope can say the list was cut
     limit: options.forFirst ? 1 : page ? null : config.maxUnpaginated + 1,
     ...(relations.length > 0 ? { loadLimit: config.maxLoadedRecords } : {}),
-    nested,
     ...withTrashed(params, model),
   };
 }

@@ -49,12 +49,15 @@ export class RelationBase {
       if (!ctx.user) throw new UnauthenticatedError();
       const own = this.parent.database.parseId(this.parent.name, String(ctx.user.id));
       if (own === null) throw new NotFoundError(`No ${this.parent.name} found with id ${String(ctx.user.id)}.`);
+      ctx.parent = { model: this.parent.name, id: own, relation: this.config.relation.name };
       return own;
     }
     const raw = ref.rawId;
     const id = this.parent.database.parseId(this.parent.name, raw);
     const visible = id === null ? [] : await this.parent.visibleIds([id], ctx);
     if (id === null || visible.length === 0) throw new NotFoundError(`No ${this.parent.name} found with id ${raw}.`);
+    // hooks of the related resource see which parent the request is under (RequestContext.parent)
+    ctx.parent = { model: this.parent.name, id, relation: this.config.relation.name };
     return id;
   }
 

@@ -13,8 +13,6 @@ import type { RequestContext } from './request-context';
  */
 export type ScopeProvider = (model: ModelInfo, ctx: RequestContext, root: ListQuery | null) => Filter | null;
 
-/** A rewrite of the root query for a request (a relation route's parent, ...). */
-export type QueryTransform = (query: ListQuery, ctx: RequestContext) => ListQuery;
 
 /**
  * The stage between parsing and compiling: every request's query passes here, so whatever narrows
@@ -22,7 +20,6 @@ export type QueryTransform = (query: ListQuery, ctx: RequestContext) => ListQuer
  */
 export class QueryPipeline {
   private readonly scopes: ScopeProvider[] = [];
-  private readonly transforms: QueryTransform[] = [];
   private accessPolicy: AccessPolicy = openPolicy;
   private readonly views: CatalogViews;
 
@@ -54,10 +51,6 @@ export class QueryPipeline {
     this.scopes.push(provider);
   }
 
-  addTransform(transform: QueryTransform): void {
-    this.transforms.push(transform);
-  }
-
   readonly targetOf = (model: string, relation: string): string => relationOf(this.catalog.model(model), relation).target;
 
   /** The combined scope of every provider, per model, for one request. */
@@ -66,8 +59,7 @@ export class QueryPipeline {
   }
 
   apply(query: ListQuery, ctx: RequestContext): ListQuery {
-    const transformed = this.transforms.reduce((q, transform) => transform(q, ctx), query);
-    const scoped = this.scopes.length ? applyScopes(transformed, this.scopeOf(ctx), this.targetOf) : transformed;
+    const scoped = this.scopes.length ? applyScopes(query, this.scopeOf(ctx), this.targetOf) : query;
     return narrowColumns(scoped, this.viewOf(ctx));
   }
 }
