@@ -9,7 +9,7 @@ describe('query: parseListQuery as a whole', () => {
   it('no parameters: everything up to the unpaginated cap (one row over it, to tell a cut list), ordered by id', () => {
     const q = list({});
     const expected: ListQuery & { nested: boolean } = {
-      model: 'product', filter: null, select: null, relations: [], order: [byId], page: null, limit: 1001, nested: false,
+      model: 'product', filter: null, select: null, relations: [], order: [byId], page: null, limit: 1001,
     };
     expect(q).to.deep.equal(expected);
   });
@@ -38,7 +38,6 @@ describe('query: parseListQuery as a whole', () => {
       page: { kind: 'offset', page: 2, size: 5 },
       limit: null,
       loadLimit: 10000,
-      nested: true,
     });
   });
 
@@ -50,7 +49,7 @@ describe('query: parseListQuery as a whole', () => {
   ];
   for (const c of absent) {
     it(c.name, () => {
-      expect(list(c.params)).to.deep.equal({ model: 'product', filter: null, select: null, relations: [], order: [byId], page: null, limit: 1001, nested: false });
+      expect(list(c.params)).to.deep.equal({ model: 'product', filter: null, select: null, relations: [], order: [byId], page: null, limit: 1001 });
     });
   }
 

@@ -103,10 +103,10 @@ describe('query: select and relations', () => {
 describe('query: _nested relation filters', () => {
   const oper = { reviews: { and: ['rating|=|5'] }, category: { and: ['name|=|Phones'], parent: { and: ['name|=|E'] } } };
   const cases: Array<{ name: string; params: Record<string, unknown>; relations: RelationLoad[]; nested?: boolean }> = [
-    { name: 'absent: loads are not filtered', params: { oper, relations: 'reviews' }, relations: [load('reviews')], nested: false },
-    { name: '"false" string: not filtered', params: { oper, relations: 'reviews', _nested: 'false' }, relations: [load('reviews')], nested: false },
-    { name: 'true: the load gets the relation sub-filter', params: { oper, relations: 'reviews', _nested: true }, relations: [load('reviews', null, [], cond('rating', '=', 5))], nested: true },
-    { name: '"1": filtered', params: { oper, relations: 'reviews', _nested: '1' }, relations: [load('reviews', null, [], cond('rating', '=', 5))], nested: true },
+    { name: 'absent: loads are not filtered', params: { oper, relations: 'reviews' }, relations: [load('reviews')] },
+    { name: '"false" string: not filtered', params: { oper, relations: 'reviews', _nested: 'false' }, relations: [load('reviews')] },
+    { name: 'true: the load gets the relation sub-filter', params: { oper, relations: 'reviews', _nested: true }, relations: [load('reviews', null, [], cond('rating', '=', 5))] },
+    { name: '"1": filtered', params: { oper, relations: 'reviews', _nested: '1' }, relations: [load('reviews', null, [], cond('rating', '=', 5))] },
     { name: 'loads without a relation key stay unfiltered', params: { oper, relations: 'tags', _nested: true }, relations: [load('tags')] },
     {
       name: 'nested levels get their own sub-filter',
