@@ -4,8 +4,8 @@ import { mongo } from 'mongoose';
 import type { Scalar } from '../../lib/query/ast';
 import type { Catalog, FieldInfo, ModelInfo, RelationInfo } from '../../lib/resource/model-info';
 import type { ModelMap } from './model-map';
+import { OBJECT_ID_HEX as HEX24 } from '../../lib/query/object-id';
 
-const HEX24 = /^[0-9a-fA-F]{24}$/;
 
 /** True for a BSON ObjectId from any copy of the bson package. */
 export function isObjectId(value: unknown): value is ObjectId {

@@ -4,19 +4,10 @@ import { type CompileContext, pivotLookup, relationLookup, storedPath } from './
 import { compileFilterStages } from './compile-filter';
 import type { RelationShape, Shape } from './shape';
 
-/** Output fields: key + requested (or every readable) + the keys the loads need, readable only. */
-export function selectFields(ctx: CompileContext, model: string, requested: string[] | null, loads: RelationLoad[], extra: string[] = []): string[] {
-  const info = ctx.model(model);
-  const readable = new Set(ctx.readable(model));
-  const wanted = [info.key, ...(requested ?? ctx.readable(model)), ...extra];
-  for (const load of loads) {
-    const rel = ctx.relation(model, load.name);
-    if (rel.kind === 'belongsTo') wanted.push(rel.foreignKey);
-    // a to-many on a non-primary key is matched on that field of the parent (the spec's localKey)
-    else if (rel.localKey !== undefined) wanted.push(rel.localKey);
-  }
-  return [...new Set(wanted)].filter((f) => readable.has(f));
-}
+/** Output fields of a model: the same rule on every driver (lib/driver/select-fields.ts). */
+import { selectFields } from '../../lib/driver/select-fields';
+
+export { selectFields };
 
 /** `$project` of the output fields (and loaded relations) of a model's documents. */
 export function projection(ctx: CompileContext, model: string, fields: string[], relations: RelationShape[], extra: string[] = []): Document {

@@ -27,3 +27,10 @@ export function configureMongo(connection: Connection, options: MongoConnectionO
 export function connectionOptions(connection: Connection | undefined): MongoConnectionOptions {
   return (connection && declared.get(connection)) ?? {};
 }
+
+/** `host:port` of a connection, for messages: never the user name or password. */
+export function whereOf(conn: object): string | undefined {
+  const host = (conn as { host?: unknown }).host;
+  const port = (conn as { port?: unknown }).port;
+  return typeof host === 'string' && host ? `${host}${port ? `:${String(port)}` : ''}` : undefined;
+}

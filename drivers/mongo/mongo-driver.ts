@@ -17,6 +17,8 @@ import { insertRecords, updateRecords, type WriteContext } from './write-operati
 import { describeMongooseModel } from './describe-model';
 import type { ModelMap } from './model-map';
 import { outputValue, serialize } from './serialize';
+import { cursorPage } from '../../lib/driver/cursor-page';
+import { whereOf } from './connection-options';
 import { translateMongoError } from './translate-error';
 import { connectionOptions, type MongoConnectionOptions } from './connection-options';
 import { checkMongoServer, inspectMongoServer, MongoServerRefusedError, type MongoServerFacts } from './server-check';
@@ -53,6 +55,11 @@ export class MongoDriver extends ConnectionDriver<Connection> implements Driver 
     private readonly declared: MongoConnectionOptions = {},
   ) {
     super(connection);
+  }
+
+  /** Plain flags of what this driver can do (lib/driver/capabilities.ts): without transactions on a standalone server. */
+  capabilities(): { transactions: boolean } {
+    return { transactions: this.transactionsOn() };
   }
 
   /** Whether writes run in multi-document transactions: createMongoDriver's options, else configureMongo's, else true. */
@@ -141,10 +148,7 @@ export class MongoDriver extends ConnectionDriver<Connection> implements Driver 
       return { rows: data.map((d) => serialize(d, plan.shape)), total };
     }
     if (page?.kind === 'cursor') {
-      const hasMore = docs.length > page.size;
-      const visible = hasMore ? docs.slice(0, page.size) : docs;
-      const last = visible[visible.length - 1];
-      const nextAfter = hasMore && last ? plan.keys.map((k) => outputValue(last[k.path]) as Scalar) : null;
+      const { visible, hasMore, nextAfter } = cursorPage(docs, page.size, (last) => plan.keys.map((k) => outputValue(last[k.path]) as Scalar));
       return { rows: visible.map((d) => serialize(d, plan.shape)), hasMore, nextAfter };
     }
     return { rows: docs.map((d) => serialize(d, plan.shape)) };
@@ -289,11 +293,4 @@ export class MongoDriver extends ConnectionDriver<Connection> implements Driver 
 /** `options.transactions`: as configureMongo's, for a driver passed in declarations (`driver:`). */
 export function createMongoDriver(connection?: Connection, options: MongoConnectionOptions = {}): Driver {
   return new MongoDriver(connection, options);
-}
-
-/** `host:port` of a connection, for messages: never the user name or password. */
-function whereOf(conn: Connection): string | undefined {
-  const host = (conn as { host?: unknown }).host;
-  const port = (conn as { port?: unknown }).port;
-  return typeof host === 'string' && host ? `${host}${port ? `:${String(port)}` : ''}` : undefined;
 }

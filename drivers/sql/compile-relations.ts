@@ -33,19 +33,10 @@ export interface RelationPlan {
   children: RelationPlan[];
 }
 
-/** Output fields of a model: requested (or all readable) + key + keys the loads need. */
-export function selectFields(ctx: CompileContext, model: string, requested: string[] | null, loads: RelationLoad[], extra: string[] = []): string[] {
-  const info = ctx.model(model);
-  const readable = new Set(ctx.readable(model));
-  const wanted = [info.key, ...(requested ?? [...readable]), ...extra];
-  for (const load of loads) {
-    const rel = ctx.relation(model, load.name);
-    if (rel.kind === 'belongsTo') wanted.push(rel.foreignKey);
-    // a to-many on a non-primary key is matched on that field of the parent (the spec's localKey)
-    else if (rel.localKey !== undefined) wanted.push(rel.localKey);
-  }
-  return [...new Set(wanted)].filter((f) => readable.has(f));
-}
+/** Output fields of a model: the same rule on every driver (lib/driver/select-fields.ts). */
+import { selectFields } from '../../lib/driver/select-fields';
+
+export { selectFields };
 
 export function compileRelationLoads(loads: RelationLoad[], ctx: CompileContext, parent: string): RelationPlan[] {
   return loads.map((load) => compileRelationLoad(load, ctx, parent));

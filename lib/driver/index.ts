@@ -1,2 +1,3 @@
 export * from './types';
 export { type DriverFactory, registerDriver, defineDriverFactory } from './load-driver';
+export { capabilitiesOf, type DriverCapabilities } from './capabilities';

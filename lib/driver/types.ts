@@ -189,6 +189,9 @@ export interface Driver {
   /** Close connections owned by the driver (not the application's). */
   close?(): Promise<void>;
 
+  /** Capabilities the optional methods cannot show (lib/driver/capabilities.ts), e.g. `{transactions: false}`. */
+  capabilities?(): Partial<import('./capabilities').DriverCapabilities>;
+
   /** Optional capabilities; a feature that needs one refuses at start-up when it is absent. */
   readonly pivots?: PivotCapability;
   readonly streams?: StreamCapability;

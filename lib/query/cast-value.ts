@@ -2,8 +2,8 @@ import { BadRequestError } from '../errors';
 import type { FieldInfo, FieldType, IdType } from '../resource/model-info';
 import type { Scalar } from './ast';
 import { toBoolean } from './read-boolean';
+import { OBJECT_ID_HEX as OBJECT_ID } from './object-id';
 
-const OBJECT_ID = /^[0-9a-fA-F]{24}$/;
 const INTEGER = /^[+-]?\d+$/;
 
 export interface CastContext {

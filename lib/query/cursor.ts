@@ -3,6 +3,7 @@ import { BadRequestError } from '../errors';
 import type { Catalog, FieldInfo, IdType, ModelInfo } from '../resource/model-info';
 import type { Filter, ListQuery, OrderKey, Scalar } from './ast';
 import { own } from './safe-keys';
+import { OBJECT_ID_HEX as OBJECT_ID } from './object-id';
 
 const TOKEN = /^[A-Za-z0-9_-]+$/;
 
@@ -34,7 +35,6 @@ function orderField(model: ModelInfo, key: OrderKey, catalog: Catalog): { field:
   return { field: own(current.fields, key.field), owner: current };
 }
 
-const OBJECT_ID = /^[0-9a-f]{24}$/i;
 
 /** A JSON value back to the order-key field's type; anything that does not fit is a bad cursor. */
 function restore(value: unknown, field: FieldInfo | undefined, idType: IdType): Scalar {

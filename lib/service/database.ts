@@ -1,3 +1,4 @@
+import { capabilitiesOf, type DriverCapabilities } from '../driver/capabilities';
 import type { Driver, Id, ListResult, PivotCapability, PivotRow, Row, Transaction, UpdateGuard, UpdateItem } from '../driver';
 import type { ListQuery } from '../query/ast';
 import type { AggregateQuery, AggregateResult } from '../query/aggregate-ast';
@@ -27,6 +28,11 @@ export class Database {
     return this.driver.kind;
   }
 
+  /** What the driver can do, as plain flags. */
+  get capabilities(): DriverCapabilities {
+    return capabilitiesOf(this.driver);
+  }
+
   /** Runs driver work; a native error becomes a typed one (the original kept as cause). */
   async guarded<T>(work: () => Promise<T>): Promise<T> {
     try {
@@ -49,7 +55,7 @@ export class Database {
   }
 
   get canAggregate(): boolean {
-    return Boolean(this.driver.aggregate);
+    return this.capabilities.aggregates;
   }
 
   aggregate(query: AggregateQuery): Promise<AggregateResult> {
@@ -101,7 +107,7 @@ export class Database {
   }
 
   get locksHierarchy(): boolean {
-    return Boolean(this.driver.lockHierarchy);
+    return this.capabilities.hierarchyLocks;
   }
 
   lockHierarchy(model: string, tx: Transaction): Promise<void> {
@@ -115,7 +121,7 @@ export class Database {
 
   /** Whether the driver writes pivot rows (many-to-many relation routes and nested links). */
   get hasPivots(): boolean {
-    return Boolean(this.driver.pivots);
+    return this.capabilities.pivots;
   }
 
   /** Pivot rows of one parent, through the door like every other read and write. */
@@ -135,7 +141,7 @@ export class Database {
   }
 
   get canStream(): boolean {
-    return Boolean(this.driver.streams);
+    return this.capabilities.streams;
   }
 
   /** Rows from a database cursor (exports); errors met while iterating are translated too. */
