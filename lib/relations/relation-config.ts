@@ -107,7 +107,7 @@ export function resolveRelation(
     if (config.pivotModel !== undefined && config.pivotModel !== pivot!.table) fail('pivotModel', `the relation's pivot is "${pivot!.table}".`);
     if (config.parentKey !== undefined && config.parentKey !== pivot!.parentKey) fail('parentKey', `the pivot's parent key is "${pivot!.parentKey}".`);
     if (config.relatedKey !== undefined && config.relatedKey !== pivot!.relatedKey) fail('relatedKey', `the pivot's related key is "${pivot!.relatedKey}".`);
-    if (!parent.entry.driver.pivots) fail('', `the ${parent.entry.driver.kind} driver cannot write pivot rows.`);
+    if (!parent.database.hasPivots) fail('', `the ${parent.database.kind} driver cannot write pivot rows.`);
   }
   const columns = pivot?.columns ?? [];
   // spec: "default empty meaning all": an empty list (declared or not) allows every pivot column
