@@ -8,6 +8,7 @@ import { runHook } from './hooks';
 import { byIdsQuery, inIdOrder } from './read-by-ids';
 import type { RequestContext } from './request-context';
 import type { PlannedList, PlannedShow } from './resource-service-types';
+import { firstText, listText, showText, type JsonReadHost } from './json-reads';
 
 /** The read paths of a resource: list, first, count, aggregate and show. */
 export class ResourceReads extends ResourceServiceBase {
@@ -102,5 +103,34 @@ export class ResourceReads extends ResourceServiceBase {
 
   async show(rawId: string, params: RequestParams, ctx: RequestContext): Promise<Row> {
     return this.runShow(await this.planShow(rawId, params, ctx), ctx);
+  }
+
+  /** Issue 36's fast path (json-reads.ts): the answer as JSON text built by the database; null: runList answers. */
+  listText(plan: PlannedList, ctx: RequestContext, action = 'index'): Promise<string | null> {
+    return listText(this.jsonHost, plan, ctx, action);
+  }
+
+  firstText(plan: PlannedList, ctx: RequestContext): Promise<string | null> {
+    return firstText(this.jsonHost, plan, ctx);
+  }
+
+  showText(plan: PlannedShow, ctx: RequestContext): Promise<string | null> {
+    return showText(this.jsonHost, plan, ctx);
+  }
+
+  private host: JsonReadHost | null = null;
+
+  private get jsonHost(): JsonReadHost {
+    const self = this;
+    return (this.host ??= {
+      get driver() {
+        return self.driver;
+      },
+      config: this.config,
+      hooksAfter: (action) => this.hooksAfter(action),
+      viewOf: (ctx) => this.viewOf(ctx),
+      timed: (action, query, work) => this.timed(action, query, work),
+      notFound: (rawId) => this.notFound(rawId),
+    });
   }
 }

@@ -1,0 +1,57 @@
+import type { Model, ModelStatic, Sequelize } from 'sequelize';
+import type { HiddenFields, JsonRows } from '../../lib/driver/json-read';
+import type { ListQuery } from '../../lib/query/ast';
+import type { Catalog } from '../../lib/resource/model-info';
+import { compileJson, type JsonHeadCache, type NativeTypes } from './compile-json';
+import { attributesOf } from './describe-model';
+import type { ModelMap } from './model-map';
+import { withLease, type Target } from './run-statement';
+import type { SqlStatement } from './sql-builder';
+import type { Transaction as SequelizeTransaction } from 'sequelize';
+
+/** What a JSON read needs of the SQL driver. */
+export interface JsonReadContext {
+  catalog: Catalog;
+  tables: ModelMap;
+  models: Record<string, ModelStatic<Model>>;
+  heads: JsonHeadCache;
+  db: Sequelize;
+  run(statement: SqlStatement, t: Target): Promise<Record<string, unknown>[]>;
+  /** A connection lost under a statement: a read outside a transaction is tried once more. */
+  lost(error: unknown): boolean;
+}
+
+/** The Sequelize attribute types of a model's fields (json-values.ts renders by them). */
+export function nativeTypes(models: Record<string, ModelStatic<Model>>): NativeTypes {
+  return (model, field) => {
+    const native = models[model];
+    const type = native ? attributesOf(native)[field]?.type : undefined;
+    return { key: type?.key, item: type?.type?.key };
+  };
+}
+
+/**
+ * A list/show as JSON text built by PostgreSQL (compile-json.ts), run as `list` runs its page:
+ * on the transaction's connection or a leased one, once more on a fresh connection when the
+ * first was lost. Null when the query cannot be rendered so (the caller takes the usual path).
+ */
+export async function readJson(c: JsonReadContext, query: ListQuery, hidden: HiddenFields | null, t: SequelizeTransaction | undefined): Promise<JsonRows | null> {
+  // REST_JSON_READS=false turns the fast path off (comparisons, diagnosis): every read takes `list`
+  if (process.env.REST_JSON_READS === 'false') return null;
+  const compiled = compileJson(query, c.catalog, c.tables, nativeTypes(c.models), hidden, c.heads);
+  if (!compiled) return null;
+  const { statement, counted } = compiled;
+  const once = async (target: Target): Promise<JsonRows> => {
+    const row = (await c.run(statement, target))[0] ?? {};
+    const result: JsonRows = { data: typeof row.data === 'string' ? row.data : '', rows: Number(row.rows ?? 0), loaded: Number(row.loaded ?? 0) };
+    if (counted) result.total = Number(row.total ?? 0);
+    return result;
+  };
+  if (t) return once(t);
+  try {
+    return await withLease(c.db, once);
+  } catch (error) {
+    if (!c.lost(error)) throw error;
+    return withLease(c.db, once);
+  }
+}

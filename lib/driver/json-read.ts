@@ -1,0 +1,39 @@
+import type { ListQuery } from '../query/ast';
+import type { Transaction } from './types';
+
+/**
+ * Fields a caller may not read, per model (the read policy's view): left out of the JSON a
+ * database builds. `key` identifies the view (equal keys, equal sets) so compiled statements can
+ * be kept per view.
+ */
+export interface HiddenFields {
+  readonly key: object;
+  of(model: string): ReadonlySet<string> | null;
+}
+
+/**
+ * A list page whose rows the database rendered as JSON text (issue 36): `data` is the rows'
+ * objects joined by commas (no brackets), in the query's order, never parsed in Node.
+ */
+export interface JsonRows {
+  data: string;
+  /** Root rows in `data`. */
+  rows: number;
+  /** Related records the eager loads hold, counted as checkLoadedSize counts them. */
+  loaded: number;
+  /** Offset pages: the matching root records. */
+  total?: number;
+}
+
+/**
+ * Optional driver capability: `list` answered as JSON text built by the database. Null when the
+ * driver cannot render this query exactly as `list` + the HTTP layer would (the caller then takes
+ * the usual path).
+ */
+export interface JsonReads {
+  readJson(query: ListQuery, hidden: HiddenFields | null, tx?: Transaction): Promise<JsonRows | null>;
+}
+
+export function hasJsonReads(driver: object): driver is JsonReads {
+  return typeof (driver as Partial<JsonReads>).readJson === 'function';
+}

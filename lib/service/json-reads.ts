@@ -1,0 +1,100 @@
+import type { Driver } from '../driver';
+import { hasJsonReads, type HiddenFields, type JsonRows } from '../driver/json-read';
+import type { RestConfig } from '../config';
+import type { ListQuery } from '../query/ast';
+import type { CatalogView } from './catalog-view';
+import { tooManyLoaded } from './loaded-size';
+import type { RequestContext } from './request-context';
+import type { PlannedList, PlannedShow } from './resource-service-types';
+
+/**
+ * The fast path of list, first and show (issue 36): the answer's JSON text built by the database
+ * (drivers that offer `readJson`: the SQL driver) and wrapped in its envelope here, never parsed
+ * or re-serialized in Node. It runs inside the service's `timed` (query log, error translation)
+ * and behind the read gate (the cache stores the text), after the same pipeline (scopes,
+ * ownership, soft delete, transforms, beforeList, the read policy's narrowed columns): those are
+ * all in the query. Each function answers null where the usual path must run instead:
+ *   - a driver without readJson (MongoDB);
+ *   - an afterList / afterShow hook (it wants records);
+ *   - cursor pages (next_cursor is encoded from the last row's values in Node);
+ *   - a page kind changed by beforeList (the envelope follows the parsed query);
+ *   - a field or pivot column whose JSON the database would write differently (json-values.ts:
+ *     date arrays, HSTORE, ranges, geometry...);
+ *   - an unpaginated list longer than its cap (the usual path cuts it and says `truncated`).
+ * The read policy's hidden fields are left out by the statement itself (HiddenFields), and the
+ * related records are counted in it, so REST_MAX_LOADED_RECORDS refuses the same answers.
+ */
+export interface JsonReadHost {
+  readonly driver: Driver;
+  readonly config: RestConfig;
+  hooksAfter(action: 'list' | 'show'): boolean;
+  viewOf(ctx: RequestContext): CatalogView;
+  timed<T>(action: string, query: ListQuery, work: () => Promise<T>): Promise<T>;
+  notFound(rawId: string): Error;
+}
+
+const views = new WeakMap<CatalogView, HiddenFields>();
+
+/** The caller's hidden fields per model, as stripHidden removes them; null for an open view. */
+function hiddenOf(view: CatalogView): HiddenFields | null {
+  if (view.open) return null;
+  let hidden = views.get(view);
+  if (!hidden) {
+    const sets = new Map<string, ReadonlySet<string> | null>();
+    const of = (model: string): ReadonlySet<string> | null => {
+      if (!sets.has(model)) {
+        const fields = view.model(model).fields;
+        sets.set(model, view.restricted(model) ? new Set(Object.keys(fields).filter((f) => fields[f].writeOnly)) : null);
+      }
+      return sets.get(model) ?? null;
+    };
+    hidden = { key: view, of };
+    views.set(view, hidden);
+  }
+  return hidden;
+}
+
+async function read(host: JsonReadHost, action: string, query: ListQuery, ctx: RequestContext): Promise<JsonRows | null> {
+  const driver = host.driver;
+  if (!hasJsonReads(driver)) return null;
+  const rows = await host.timed(action, query, () => driver.readJson(query, hiddenOf(host.viewOf(ctx))));
+  if (rows && query.relations.length > 0 && rows.loaded > host.config.maxLoadedRecords) throw tooManyLoaded(host.config.maxLoadedRecords);
+  return rows;
+}
+
+/** A list's answer as JSON text, or null (the usual path answers). */
+export async function listText(host: JsonReadHost, plan: PlannedList, ctx: RequestContext, action: string): Promise<string | null> {
+  const { parsed, query } = plan;
+  const page = parsed.page;
+  if (host.hooksAfter('list') || page?.kind === 'cursor' || (page?.kind ?? null) !== (query.page?.kind ?? null)) return null;
+  if (!hasJsonReads(host.driver)) return null;
+  const result = await read(host, action, query, ctx);
+  if (!result) return null;
+  const data = `[${result.data}]`;
+  if (!page) {
+    // listEnvelope's cut: one row over the cap means more matched
+    const cap = parsed.limit !== null && parsed.limit > 1 ? parsed.limit - 1 : null;
+    return cap !== null && result.rows > cap ? null : `{"data":${data}}`;
+  }
+  const total = result.total ?? 0;
+  const from = result.rows === 0 ? null : (page.page - 1) * page.size + 1;
+  const to = from === null ? null : from + result.rows - 1;
+  return `{"current_page":${page.page},"data":${data},"total":${total},"per_page":${page.size},"last_page":${Math.max(1, Math.ceil(total / page.size))},"from":${from},"to":${to}}`;
+}
+
+/** `/first`'s answer as JSON text, or null. */
+export async function firstText(host: JsonReadHost, plan: PlannedList, ctx: RequestContext): Promise<string | null> {
+  if (host.hooksAfter('list') || !hasJsonReads(host.driver) || plan.query.page || plan.query.limit !== 1) return null;
+  const result = await read(host, 'first', plan.query, ctx);
+  return result ? `{"data":${result.rows > 0 ? result.data : 'null'}}` : null;
+}
+
+/** A show's answer as JSON text (404 when the record is not visible), or null. */
+export async function showText(host: JsonReadHost, plan: PlannedShow, ctx: RequestContext): Promise<string | null> {
+  if (host.hooksAfter('show') || !hasJsonReads(host.driver)) return null;
+  const result = await read(host, 'show', plan.query, ctx);
+  if (!result) return null;
+  if (result.rows === 0) throw host.notFound(plan.rawId);
+  // one id: one row (a by-ids read matches the key)
+  return result.rows === 1 ? result.data : null;
+}
