@@ -13,9 +13,13 @@ export interface NativeType {
 const AS_IS = new Set([
   'STRING', 'TEXT', 'CITEXT', 'CHAR', 'UUID', 'ENUM',
   'INTEGER', 'BIGINT', 'SMALLINT', 'MEDIUMINT', 'TINYINT',
-  'FLOAT', 'DOUBLE', 'DOUBLE PRECISION', 'REAL',
   'BOOLEAN', 'JSON', 'JSONB',
 ]);
+
+const FLOATS = new Set(['FLOAT', 'DOUBLE', 'DOUBLE PRECISION', 'REAL']);
+
+/** NaN and infinities are null in JSON.stringify, strings in PostgreSQL's JSON (NaN sorts above Infinity). */
+const finite = (expr: string): string => `CASE WHEN ${expr} < 'Infinity' AND ${expr} > '-Infinity' THEN ${expr} END`;
 
 /** formatDate's form: UTC, milliseconds (truncated, as a JS Date holds them) and three zeros. */
 const TIMESTAMP = `'YYYY-MM-DD"T"HH24:MI:SS.MS"000Z"'`;
@@ -23,20 +27,19 @@ const TIMESTAMP = `'YYYY-MM-DD"T"HH24:MI:SS.MS"000Z"'`;
 export function jsonValue(expr: string, native: NativeType): string | null {
   const key = native.key ?? '';
   if (AS_IS.has(key)) return expr;
+  if (FLOATS.has(key)) return finite(expr);
   switch (key) {
     // pg hands NUMERIC over as text and convertValue makes it a double: 12.50 -> 12.5
     case 'DECIMAL':
-      return `${expr}::float8`;
+      return finite(`${expr}::float8`);
     case 'DATE':
       return `to_char(${expr} AT TIME ZONE 'UTC', ${TIMESTAMP})`;
     // 'YYYY-MM-DD' from pg, read by new Date() as UTC midnight
     case 'DATEONLY':
       return `to_char(${expr}, 'YYYY-MM-DD"T00:00:00.000000Z"')`;
-    case 'ARRAY': {
-      const item = native.item ?? '';
-      if (AS_IS.has(item)) return expr;
-      return item === 'DECIMAL' ? `${expr}::float8[]` : null;
-    }
+    // arrays of floats could hold NaN: not rendered
+    case 'ARRAY':
+      return AS_IS.has(native.item ?? '') ? expr : null;
     default:
       return null;
   }
@@ -53,7 +56,7 @@ export function pivotJsonValue(expr: string, type: string): string | null {
       return expr;
     // NUMERIC or a float: through numeric, as pg's text then Number() would read it
     case 'number':
-      return `${expr}::numeric::float8`;
+      return finite(`${expr}::numeric::float8`);
     default:
       return null;
   }
