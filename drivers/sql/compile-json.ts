@@ -4,7 +4,7 @@ import type { Catalog } from '../../lib/resource/model-info';
 import type { HiddenFields } from '../../lib/driver/json-read';
 import { compileFilter, equalityOnly } from './compile-filter';
 import { compileTreeCondition } from './compile-tree';
-import { compileOrder, type OrderPlan } from './compile-order';
+import { compileOrder, keysetCondition, type OrderPlan } from './compile-order';
 import { selectFields } from './compile-relations';
 import { CompileContext } from './compile-context';
 import { NotRenderable, renderLevel } from './compile-json-loads';
@@ -29,6 +29,8 @@ import type { ModelMap } from './model-map';
 export interface CompiledJson {
   statement: SqlStatement;
   counted: boolean;
+  /** Cursor pages: the page size, and the order keys' fields (the last visible row's come back as `after`). */
+  cursor: { size: number; keys: OrderPlan['keys'] } | null;
 }
 
 /** The part that depends on the query's shape only (model, select, order, loads, view), not on filter values. */
@@ -80,7 +82,6 @@ const headKey = (query: ListQuery): string =>
 
 /** The JSON statement of a list/show, or null when some part cannot be rendered as the usual path answers (NotRenderable). */
 export function compileJson(query: ListQuery, catalog: Catalog, tables: ModelMap, native: NativeTypes, hidden: HiddenFields | null, heads: JsonHeadCache): CompiledJson | null {
-  if (query.page?.kind === 'cursor') return null;
   const ctx = new CompileContext(catalog, tables);
   const model = query.model;
   const params = new ParamBuilder();
@@ -101,13 +102,22 @@ export function compileJson(query: ListQuery, catalog: Catalog, tables: ModelMap
   const where: string[] = [];
   if (query.tree) where.push(compileTreeCondition(query.tree, ctx, model, head.root, params));
   if (query.filter) where.push(compileFilter(query.filter, ctx, model, head.root, params));
+  const page = query.page;
+  if (page?.kind === 'cursor' && page.after) where.push(keysetCondition(head.order.keys, page.after, params));
   let tail = where.length ? ` WHERE ${where.join(' AND ')}` : '';
   if (head.order.orderBy) tail += ` ORDER BY ${head.order.orderBy}`;
-  const page = query.page;
   if (page?.kind === 'offset') tail += ` LIMIT ${params.param(page.size)} OFFSET ${params.param((page.page - 1) * page.size)}`;
+  else if (page?.kind === 'cursor') tail += ` LIMIT ${params.param(page.size + 1)}`;
   else if (query.limit !== null) tail += ` LIMIT ${params.param(query.limit)}`;
   const outer = head.order.outerOrderBy(W);
-  let sql = `SELECT string_agg(${head.object}::text, ',' ${outer ? `ORDER BY ${outer}` : ''}) AS "data", count(*) AS "rows", coalesce(sum(${head.count}), 0) AS "loaded"`;
+  const ordered = outer ? ` ORDER BY ${outer}` : '';
+  // a cursor page reads one row more (has_more): numbered, the extra one is left out of data and counts
+  const visible = page?.kind === 'cursor' ? ` FILTER (WHERE ${quoteIdent(W)}."__n" <= ${Math.floor(page.size)})` : '';
+  let sql = `SELECT string_agg(${head.object}::text, ','${ordered})${visible} AS "data", count(*) AS "rows", coalesce(sum(${head.count})${visible}, 0) AS "loaded"`;
+  if (page?.kind === 'cursor') {
+    const keys = head.order.keys.map((k) => `${quoteIdent(W)}.${quoteIdent(k.alias)}`).join(', ');
+    sql += `, string_agg(json_build_array(${keys})::text, '') FILTER (WHERE ${quoteIdent(W)}."__n" = ${Math.floor(page.size)}) AS "after"`;
+  }
   if (page?.kind === 'offset') {
     const c = params.alias('c');
     const conditions = [
@@ -116,8 +126,11 @@ export function compileJson(query: ListQuery, catalog: Catalog, tables: ModelMap
     ];
     sql += `, (SELECT count(*) FROM ${ctx.table(model)} AS ${quoteIdent(c)}${conditions.length ? ` WHERE ${conditions.join(' AND ')}` : ''}) AS "total"`;
   }
-  sql += ` FROM (${head.inner}${tail}) AS ${quoteIdent(W)} ${head.from}`;
-  // as the usual path: a show by id is prepared; ranges, patterns and tree walks are not
-  const prepare = !headBound && !query.tree && equalityOnly(query.filter, ctx, model);
-  return { statement: { sql, bind: params.bind, prepare }, counted: page?.kind === 'offset' };
+  const pageRows = `(${head.inner}${tail})`;
+  const from = page?.kind === 'cursor' ? `(SELECT "n".*, row_number() OVER (${head.order.outerOrderBy('n') ? `ORDER BY ${head.order.outerOrderBy('n')}` : ''}) AS "__n" FROM ${pageRows} AS "n")` : pageRows;
+  sql += ` FROM ${from} AS ${quoteIdent(W)} ${head.from}`;
+  // as the usual path: a show by id is prepared; ranges, patterns, cursors and tree walks are not
+  const prepare = !headBound && !query.tree && page?.kind !== 'cursor' && equalityOnly(query.filter, ctx, model);
+  const cursor = page?.kind === 'cursor' ? { size: page.size, keys: head.order.keys } : null;
+  return { statement: { sql, bind: params.bind, prepare }, counted: page?.kind === 'offset', cursor };
 }

@@ -1,6 +1,7 @@
 import type { Model, ModelStatic, Sequelize } from 'sequelize';
 import type { HiddenFields, JsonRows } from '../../lib/driver/json-read';
-import type { ListQuery } from '../../lib/query/ast';
+import type { ListQuery, Scalar } from '../../lib/query/ast';
+import { convertValue } from './convert-value';
 import type { Catalog } from '../../lib/resource/model-info';
 import { compileJson, type JsonHeadCache, type NativeTypes } from './compile-json';
 import { attributesOf } from './describe-model';
@@ -40,11 +41,18 @@ export async function readJson(c: JsonReadContext, query: ListQuery, hidden: Hid
   if (process.env.REST_JSON_READS === 'false') return null;
   const compiled = compileJson(query, c.catalog, c.tables, nativeTypes(c.models), hidden, c.heads);
   if (!compiled) return null;
-  const { statement, counted } = compiled;
+  const { statement, counted, cursor } = compiled;
   const once = async (target: Target): Promise<JsonRows> => {
     const row = (await c.run(statement, target))[0] ?? {};
     const result: JsonRows = { data: typeof row.data === 'string' ? row.data : '', rows: Number(row.rows ?? 0), loaded: Number(row.loaded ?? 0) };
     if (counted) result.total = Number(row.total ?? 0);
+    if (cursor) {
+      result.hasMore = result.rows > cursor.size;
+      if (result.hasMore) result.rows = cursor.size;
+      // the last visible row's order keys, typed as listOn types them (a few values: parsed here)
+      const after = typeof row.after === 'string' ? (JSON.parse(row.after) as unknown[]) : null;
+      result.nextAfter = result.hasMore && after ? cursor.keys.map((k, i) => convertValue(after[i], k.field.type, k.field.itemType) as Scalar) : null;
+    }
     return result;
   };
   if (t) return once(t);

@@ -1,4 +1,4 @@
-import type { ListQuery } from '../query/ast';
+import type { ListQuery, Scalar } from '../query/ast';
 import type { Transaction } from './types';
 
 /**
@@ -23,6 +23,9 @@ export interface JsonRows {
   loaded: number;
   /** Offset pages: the matching root records. */
   total?: number;
+  /** Cursor pages, as ListResult has them: more rows follow, and the order-key values of the last row in `data`. */
+  hasMore?: boolean;
+  nextAfter?: Scalar[] | null;
 }
 
 /**

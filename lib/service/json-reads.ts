@@ -2,6 +2,7 @@ import type { Driver } from '../driver';
 import { hasJsonReads, type HiddenFields, type JsonRows } from '../driver/json-read';
 import type { RestConfig } from '../config';
 import type { ListQuery } from '../query/ast';
+import { encodeCursor } from '../query';
 import type { CatalogView } from './catalog-view';
 import { tooManyLoaded } from './loaded-size';
 import type { RequestContext } from './request-context';
@@ -16,7 +17,6 @@ import type { PlannedList, PlannedShow } from './resource-service-types';
  * all in the query. Each function answers null where the usual path must run instead:
  *   - a driver without readJson (MongoDB);
  *   - an afterList / afterShow hook (it wants records);
- *   - cursor pages (next_cursor is encoded from the last row's values in Node);
  *   - a page kind changed by beforeList (the envelope follows the parsed query);
  *   - a field or pivot column whose JSON the database would write differently (json-values.ts:
  *     date arrays, HSTORE, ranges, geometry...);
@@ -66,7 +66,7 @@ async function read(host: JsonReadHost, action: string, query: ListQuery, ctx: R
 export async function listText(host: JsonReadHost, plan: PlannedList, ctx: RequestContext, action: string): Promise<string | null> {
   const { parsed, query } = plan;
   const page = parsed.page;
-  if (host.hooksAfter('list') || page?.kind === 'cursor' || (page?.kind ?? null) !== (query.page?.kind ?? null)) return null;
+  if (host.hooksAfter('list') || (page?.kind ?? null) !== (query.page?.kind ?? null)) return null;
   if (!hasJsonReads(host.driver)) return null;
   const result = await read(host, action, query, ctx);
   if (!result) return null;
@@ -75,6 +75,11 @@ export async function listText(host: JsonReadHost, plan: PlannedList, ctx: Reque
     // listEnvelope's cut: one row over the cap means more matched
     const cap = parsed.limit !== null && parsed.limit > 1 ? parsed.limit - 1 : null;
     return cap !== null && result.rows > cap ? null : `{"data":${data}}`;
+  }
+  if (page.kind === 'cursor') {
+    const hasMore = result.hasMore === true;
+    const next = hasMore && result.nextAfter ? JSON.stringify(encodeCursor(result.nextAfter, parsed)) : 'null';
+    return `{"data":${data},"per_page":${page.size},"next_cursor":${next},"has_more":${hasMore}}`;
   }
   const total = result.total ?? 0;
   const from = result.rows === 0 ? null : (page.page - 1) * page.size + 1;

@@ -125,6 +125,21 @@ describe('SQL driver: JSON built by PostgreSQL answers like the usual path', fun
     await same(query('owner', { relations: [load('items')] }), hidden, strip);
   });
 
+  it('cursor pages: the same rows, has_more and next keys as the usual path, walked to the end', async () => {
+    const order = [{ relations: [], field: 'at', direction: 'desc' as const }, { relations: [], field: 'id', direction: 'asc' as const }];
+    let after: ListQuery['page'] = { kind: 'cursor', size: 1, after: null };
+    for (let i = 0; i < 6 && after; i += 1) {
+      const q = query('item', { order, page: after, relations: [load('owner')] });
+      const usual = await driver.list(q);
+      await same(q);
+      const fast = await driver.readJson(q, null);
+      expect(fast!.hasMore).to.equal(usual.hasMore);
+      expect(toJson(fast!.nextAfter)).to.equal(toJson(usual.nextAfter));
+      after = usual.hasMore ? { kind: 'cursor', size: 1, after: usual.nextAfter ?? null } : null;
+    }
+    expect(after).to.equal(null);
+  });
+
   it('counts the related records the loads hold, as the service counts them', async () => {
     const fast = await driver.readJson(query('owner', { relations: [load('items', [load('owner'), load('tags')])] }), null);
     // items 4 (3 owned) ... owners: 3 items, each with its owner (3), tags 3
