@@ -20,7 +20,7 @@ import type { StorageInfo } from './model-map';
 import { translateSqlError } from './translate-error';
 import { runStatement, withLease, type Target } from './run-statement';
 import { attachJoins, attachRest, loadJoinedRelations, loadRelations, shapeRow, type LoadBudget, type LoadContext } from './load-relations';
-import type { HiddenFields, JsonReads, JsonRows } from '../../lib/driver/json-read';
+import type { HiddenFields, JsonReadOptions, JsonReads, JsonRows } from '../../lib/driver/json-read';
 import { JsonHeadCache } from './compile-json';
 import { readJson } from './read-json';
 
@@ -96,7 +96,8 @@ export class SqlDriver extends ConnectionDriver<Sequelize> implements Driver, Js
   }
 
   /** Issue 36: the page's rows as JSON text built by PostgreSQL in one statement (read-json.ts); null: not renderable. */
-  readJson(query: ListQuery, hidden: HiddenFields | null, tx?: Transaction): Promise<JsonRows | null> {
+  async readJson(query: ListQuery, hidden: HiddenFields | null, options: JsonReadOptions = {}, tx?: Transaction): Promise<JsonRows | null> {
+    if (options.single && this.compile(query).statements.length <= 1) return null;
     const context = { catalog: this.requireCatalog(), tables: this.tables, models: this.models, heads: this.jsonHeads, db: this.db(), run: (s: SqlStatement, t: Target) => this.run(s, t), lost: (e: unknown) => this.lostConnection(e) };
     return readJson(context, query, hidden, this.tx(tx));
   }

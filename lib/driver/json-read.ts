@@ -34,7 +34,17 @@ export interface JsonRows {
  * the usual path).
  */
 export interface JsonReads {
-  readJson(query: ListQuery, hidden: HiddenFields | null, tx?: Transaction): Promise<JsonRows | null>;
+  readJson(query: ListQuery, hidden: HiddenFields | null, options?: JsonReadOptions, tx?: Transaction): Promise<JsonRows | null>;
+}
+
+export interface JsonReadOptions {
+  /**
+   * A read of one record (show): built by the database only when that saves statements. Measured
+   * on the benchmark's show (bench/results-pgjson.md): one row leaves Node little to parse, while
+   * PostgreSQL spends more rendering JSON than returning columns, so a read the usual path
+   * answers in one statement stays there.
+   */
+  single?: boolean;
 }
 
 export function hasJsonReads(driver: object): driver is JsonReads {

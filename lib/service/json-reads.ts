@@ -1,5 +1,5 @@
 import type { Driver } from '../driver';
-import { hasJsonReads, type HiddenFields, type JsonRows } from '../driver/json-read';
+import { hasJsonReads, type HiddenFields, type JsonReadOptions, type JsonRows } from '../driver/json-read';
 import type { RestConfig } from '../config';
 import type { ListQuery } from '../query/ast';
 import { encodeCursor } from '../query';
@@ -20,7 +20,8 @@ import type { PlannedList, PlannedShow } from './resource-service-types';
  *   - a page kind changed by beforeList (the envelope follows the parsed query);
  *   - a field or pivot column whose JSON the database would write differently (json-values.ts:
  *     date arrays, HSTORE, ranges, geometry...);
- *   - an unpaginated list longer than its cap (the usual path cuts it and says `truncated`).
+ *   - an unpaginated list longer than its cap (the usual path cuts it and says `truncated`);
+ *   - a show the usual path answers in one statement (JsonReadOptions.single: measured slower).
  * The read policy's hidden fields are left out by the statement itself (HiddenFields), and the
  * related records are counted in it, so REST_MAX_LOADED_RECORDS refuses the same answers.
  */
@@ -54,10 +55,10 @@ function hiddenOf(view: CatalogView): HiddenFields | null {
   return hidden;
 }
 
-async function read(host: JsonReadHost, action: string, query: ListQuery, ctx: RequestContext): Promise<JsonRows | null> {
+async function read(host: JsonReadHost, action: string, query: ListQuery, ctx: RequestContext, options: JsonReadOptions = {}): Promise<JsonRows | null> {
   const driver = host.driver;
   if (!hasJsonReads(driver)) return null;
-  const rows = await host.timed(action, query, () => driver.readJson(query, hiddenOf(host.viewOf(ctx))));
+  const rows = await host.timed(action, query, () => driver.readJson(query, hiddenOf(host.viewOf(ctx)), options));
   if (rows && query.relations.length > 0 && rows.loaded > host.config.maxLoadedRecords) throw tooManyLoaded(host.config.maxLoadedRecords);
   return rows;
 }
@@ -97,7 +98,7 @@ export async function firstText(host: JsonReadHost, plan: PlannedList, ctx: Requ
 /** A show's answer as JSON text (404 when the record is not visible), or null. */
 export async function showText(host: JsonReadHost, plan: PlannedShow, ctx: RequestContext): Promise<string | null> {
   if (host.hooksAfter('show') || !hasJsonReads(host.driver)) return null;
-  const result = await read(host, 'show', plan.query, ctx);
+  const result = await read(host, 'show', plan.query, ctx, { single: true });
   if (!result) return null;
   if (result.rows === 0) throw host.notFound(plan.rawId);
   // one id: one row (a by-ids read matches the key)

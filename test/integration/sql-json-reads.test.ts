@@ -140,6 +140,13 @@ describe('SQL driver: JSON built by PostgreSQL answers like the usual path', fun
     expect(after).to.equal(null);
   });
 
+  it('single-record reads: built by the database only when the usual path needs more than one statement', async () => {
+    const byId = (relations: RelationLoad[]): ListQuery => query('item', { filter: { kind: 'condition', field: 'id', operator: 'in', value: [1] }, relations });
+    expect(await driver.readJson(byId([load('owner')]), null, { single: true })).to.equal(null);
+    const fast = await driver.readJson(byId([load('tags')]), null, { single: true });
+    expect(fast?.rows).to.equal(1);
+  });
+
   it('counts the related records the loads hold, as the service counts them', async () => {
     const fast = await driver.readJson(query('owner', { relations: [load('items', [load('owner'), load('tags')])] }), null);
     // items 4 (3 owned) ... owners: 3 items, each with its owner (3), tags 3
