@@ -27,6 +27,7 @@ import type { ModelMap } from './model-map';
  *   CROSS JOIN LATERAL (SELECT w.id AS id, ..., r1.j AS category, r3.j AS reviews) AS v
  */
 export interface CompiledJson {
+  model: string;
   statement: SqlStatement;
   counted: boolean;
   /** Cursor pages: the page size, and the order keys' fields (the last visible row's come back as `after`). */
@@ -132,5 +133,5 @@ export function compileJson(query: ListQuery, catalog: Catalog, tables: ModelMap
   // as the usual path: a show by id is prepared; ranges, patterns, cursors and tree walks are not
   const prepare = !headBound && !query.tree && page?.kind !== 'cursor' && equalityOnly(query.filter, ctx, model);
   const cursor = page?.kind === 'cursor' ? { size: page.size, keys: head.order.keys } : null;
-  return { statement: { sql, bind: params.bind, prepare }, counted: page?.kind === 'offset', cursor };
+  return { model, statement: { sql, bind: params.bind, prepare }, counted: page?.kind === 'offset', cursor };
 }

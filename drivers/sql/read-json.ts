@@ -3,7 +3,7 @@ import type { HiddenFields, JsonRows } from '../../lib/driver/json-read';
 import type { ListQuery, Scalar } from '../../lib/query/ast';
 import { convertValue } from './convert-value';
 import type { Catalog } from '../../lib/resource/model-info';
-import { compileJson, type JsonHeadCache, type NativeTypes } from './compile-json';
+import { compileJson, type CompiledJson, type JsonHeadCache, type NativeTypes } from './compile-json';
 import { attributesOf } from './describe-model';
 import type { ModelMap } from './model-map';
 import { withLease, type Target } from './run-statement';
@@ -31,16 +31,18 @@ export function nativeTypes(models: Record<string, ModelStatic<Model>>): NativeT
   };
 }
 
-/**
- * A list/show as JSON text built by PostgreSQL (compile-json.ts), run as `list` runs its page:
- * on the transaction's connection or a leased one, once more on a fresh connection when the
- * first was lost. Null when the query cannot be rendered so (the caller takes the usual path).
- */
-export async function readJson(c: JsonReadContext, query: ListQuery, hidden: HiddenFields | null, t: SequelizeTransaction | undefined): Promise<JsonRows | null> {
+/** A list/show as one statement building its JSON (compile-json.ts); null when it cannot be rendered so (the caller takes the usual path). */
+export function planJson(c: Pick<JsonReadContext, 'catalog' | 'tables' | 'models' | 'heads'>, query: ListQuery, hidden: HiddenFields | null): CompiledJson | null {
   // REST_JSON_READS=false turns the fast path off (comparisons, diagnosis): every read takes `list`
   if (process.env.REST_JSON_READS === 'false') return null;
-  const compiled = compileJson(query, c.catalog, c.tables, nativeTypes(c.models), hidden, c.heads);
-  if (!compiled) return null;
+  return compileJson(query, c.catalog, c.tables, nativeTypes(c.models), hidden, c.heads);
+}
+
+/**
+ * Runs a planned JSON read as `list` runs its page: on the transaction's connection or a leased
+ * one, once more on a fresh connection when the first was lost.
+ */
+export async function runJson(c: JsonReadContext, compiled: CompiledJson, t: SequelizeTransaction | undefined): Promise<JsonRows> {
   const { statement, counted, cursor } = compiled;
   const once = async (target: Target): Promise<JsonRows> => {
     const row = (await c.run(statement, target))[0] ?? {};

@@ -20,9 +20,9 @@ import type { StorageInfo } from './model-map';
 import { translateSqlError } from './translate-error';
 import { runStatement, withLease, type Target } from './run-statement';
 import { attachJoins, attachRest, loadJoinedRelations, loadRelations, shapeRow, type LoadBudget, type LoadContext } from './load-relations';
-import type { HiddenFields, JsonReadOptions, JsonReads, JsonRows } from '../../lib/driver/json-read';
-import { JsonHeadCache } from './compile-json';
-import { readJson } from './read-json';
+import type { HiddenFields, JsonPlan, JsonReadOptions, JsonReads, JsonRows } from '../../lib/driver/json-read';
+import { JsonHeadCache, type CompiledJson } from './compile-json';
+import { planJson, runJson } from './read-json';
 
 export interface SqlTransaction extends Transaction {
   readonly driver: 'sql';
@@ -95,11 +95,21 @@ export class SqlDriver extends ConnectionDriver<Sequelize> implements Driver, Js
     }
   }
 
-  /** Issue 36: the page's rows as JSON text built by PostgreSQL in one statement (read-json.ts); null: not renderable. */
-  async readJson(query: ListQuery, hidden: HiddenFields | null, options: JsonReadOptions = {}, tx?: Transaction): Promise<JsonRows | null> {
+  /** Issue 36: a list/show as one statement building the answer's JSON (compile-json.ts); null: not renderable. */
+  planJson(query: ListQuery, hidden: HiddenFields | null, options: JsonReadOptions = {}): JsonPlan | null {
+    // a one-record read the usual path answers in one statement stays there (JsonReadOptions.single)
     if (options.single && this.compile(query).statements.length <= 1) return null;
+    return planJson({ catalog: this.requireCatalog(), tables: this.tables, models: this.models, heads: this.jsonHeads }, query, hidden);
+  }
+
+  runJson(plan: JsonPlan, tx?: Transaction): Promise<JsonRows> {
     const context = { catalog: this.requireCatalog(), tables: this.tables, models: this.models, heads: this.jsonHeads, db: this.db(), run: (s: SqlStatement, t: Target) => this.run(s, t), lost: (e: unknown) => this.lostConnection(e) };
-    return readJson(context, query, hidden, this.tx(tx));
+    return runJson(context, plan as CompiledJson, this.tx(tx));
+  }
+
+  async readJson(query: ListQuery, hidden: HiddenFields | null, options: JsonReadOptions = {}, tx?: Transaction): Promise<JsonRows | null> {
+    const plan = this.planJson(query, hidden, options);
+    return plan ? this.runJson(plan, tx) : null;
   }
 
   /**

@@ -34,7 +34,19 @@ export interface JsonRows {
  * the usual path).
  */
 export interface JsonReads {
+  /**
+   * The statement of a read, compiled without touching the database; null where the usual path
+   * must answer. Separate from running it, so a read that falls back is not logged twice.
+   */
+  planJson(query: ListQuery, hidden: HiddenFields | null, options?: JsonReadOptions): JsonPlan | null;
+  runJson(plan: JsonPlan, tx?: Transaction): Promise<JsonRows>;
+  /** planJson and runJson in one call. */
   readJson(query: ListQuery, hidden: HiddenFields | null, options?: JsonReadOptions, tx?: Transaction): Promise<JsonRows | null>;
+}
+
+/** A compiled JSON read: opaque outside the driver that made it. */
+export interface JsonPlan {
+  readonly model: string;
 }
 
 export interface JsonReadOptions {
@@ -48,5 +60,5 @@ export interface JsonReadOptions {
 }
 
 export function hasJsonReads(driver: object): driver is JsonReads {
-  return typeof (driver as Partial<JsonReads>).readJson === 'function';
+  return typeof (driver as Partial<JsonReads>).planJson === 'function';
 }

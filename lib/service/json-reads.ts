@@ -1,5 +1,5 @@
 import type { Driver } from '../driver';
-import { hasJsonReads, type HiddenFields, type JsonReadOptions, type JsonRows } from '../driver/json-read';
+import { hasJsonReads, type HiddenFields, type JsonPlan, type JsonReadOptions, type JsonRows } from '../driver/json-read';
 import type { RestConfig } from '../config';
 import type { ListQuery } from '../query/ast';
 import { encodeCursor } from '../query';
@@ -10,12 +10,12 @@ import type { PlannedList, PlannedShow } from './resource-service-types';
 
 /**
  * The fast path of list, first and show (issue 36): the answer's JSON text built by the database
- * (drivers that offer `readJson`: the SQL driver) and wrapped in its envelope here, never parsed
+ * (drivers that offer `planJson`/`runJson`: the SQL driver) and wrapped in its envelope here, never parsed
  * or re-serialized in Node. It runs inside the service's `timed` (query log, error translation)
  * and behind the read gate (the cache stores the text), after the same pipeline (scopes,
  * ownership, soft delete, transforms, beforeList, the read policy's narrowed columns): those are
  * all in the query. Each function answers null where the usual path must run instead:
- *   - a driver without readJson (MongoDB);
+ *   - a driver without JSON reads (MongoDB);
  *   - an afterList / afterShow hook (it wants records);
  *   - a page kind changed by beforeList (the envelope follows the parsed query);
  *   - a field or pivot column whose JSON the database would write differently (json-values.ts:
@@ -58,7 +58,16 @@ function hiddenOf(view: CatalogView): HiddenFields | null {
 async function read(host: JsonReadHost, action: string, query: ListQuery, ctx: RequestContext, options: JsonReadOptions = {}): Promise<JsonRows | null> {
   const driver = host.driver;
   if (!hasJsonReads(driver)) return null;
-  const rows = await host.timed(action, query, () => driver.readJson(query, hiddenOf(host.viewOf(ctx)), options));
+  let plan: JsonPlan | null;
+  try {
+    plan = driver.planJson(query, hiddenOf(host.viewOf(ctx)), options);
+  } catch {
+    // whatever cannot be compiled fails the usual path's way, translated and logged there
+    return null;
+  }
+  if (!plan) return null;
+  const ready = plan;
+  const rows = await host.timed(action, query, () => driver.runJson(ready));
   if (rows && query.relations.length > 0 && rows.loaded > host.config.maxLoadedRecords) throw tooManyLoaded(host.config.maxLoadedRecords);
   return rows;
 }
