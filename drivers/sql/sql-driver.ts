@@ -20,6 +20,9 @@ import type { StorageInfo } from './model-map';
 import { translateSqlError } from './translate-error';
 import { runStatement, withLease, type Target } from './run-statement';
 import { attachJoins, attachRest, loadJoinedRelations, loadRelations, shapeRow, type LoadBudget, type LoadContext } from './load-relations';
+import type { HiddenFields, JsonPlan, JsonReadOptions, JsonReads, JsonRows } from '../../lib/driver/json-read';
+import { JsonHeadCache, type CompiledJson } from './compile-json';
+import { planJson, runJson } from './read-json';
 
 export interface SqlTransaction extends Transaction {
   readonly driver: 'sql';
@@ -40,13 +43,14 @@ export function isSequelizeModel(model: unknown): boolean {
  * the pg clients of Sequelize's pool and transactions (run-statement.ts); a list is a constant number of
  * statements: the page, its count, and one per eager-loaded relation level.
  */
-export class SqlDriver extends ConnectionDriver<Sequelize> implements Driver {
+export class SqlDriver extends ConnectionDriver<Sequelize> implements Driver, JsonReads {
   readonly kind = 'sql';
   private readonly tables: Record<string, StorageInfo> = {};
   private readonly models: Record<string, AnyModel> = {};
   private readonly maxIds: Record<string, number> = {};
   private readonly relationPlans = new RelationPlanCache();
   private readonly loader: LoadContext = { catalog: () => this.requireCatalog(), run: (s, t) => this.run(s, t) };
+  private readonly jsonHeads = new JsonHeadCache();
 
   protected isNativeModel(model: unknown): boolean {
     return isSequelizeModel(model);
@@ -89,6 +93,23 @@ export class SqlDriver extends ConnectionDriver<Sequelize> implements Driver {
       if (!this.lostConnection(error)) throw error;
       return withLease(this.db(), (lease) => this.listOn(plan, lease, budget()));
     }
+  }
+
+  /** Issue 36: a list/show as one statement building the answer's JSON (compile-json.ts); null: not renderable. */
+  planJson(query: ListQuery, hidden: HiddenFields | null, options: JsonReadOptions = {}): JsonPlan | null {
+    // a one-record read the usual path answers in one statement stays there (JsonReadOptions.single)
+    if (options.single && this.compile(query).statements.length <= 1) return null;
+    return planJson({ catalog: this.requireCatalog(), tables: this.tables, models: this.models, heads: this.jsonHeads }, query, hidden);
+  }
+
+  runJson(plan: JsonPlan, tx?: Transaction): Promise<JsonRows> {
+    const context = { catalog: this.requireCatalog(), tables: this.tables, models: this.models, heads: this.jsonHeads, db: this.db(), run: (s: SqlStatement, t: Target) => this.run(s, t), lost: (e: unknown) => this.lostConnection(e) };
+    return runJson(context, plan as CompiledJson, this.tx(tx));
+  }
+
+  async readJson(query: ListQuery, hidden: HiddenFields | null, options: JsonReadOptions = {}, tx?: Transaction): Promise<JsonRows | null> {
+    const plan = this.planJson(query, hidden, options);
+    return plan ? this.runJson(plan, tx) : null;
   }
 
   /**

@@ -3,6 +3,7 @@ import type { RequestContext } from '../service/request-context';
 import type { ResourceService } from '../service/resource-service';
 import { Reply, type ReadGate, type RouteDefinition } from './routes';
 import { Owned, ownedJson } from '../service/serialize';
+import { JsonText } from '../service/json-text';
 
 export type UpdateMultipleRoute = 'batch' | 'update-multiple';
 
@@ -41,14 +42,14 @@ export function resourceRoutes(service: ResourceService, options: ResourceRouteO
         // a tree's rows are this request's own: serialized in place, not copied (tens of thousands of nodes)
         if (options.hierarchy.wants(input.params)) return new Reply(200, null, {}, ownedJson(await options.hierarchy.list(input.params, input.ctx)));
         const plan = await service.planList(input.params, input.ctx);
-        return options.read(input, { method: 'list_all', query: plan.query }, async () => own('list', await service.runList(plan, input.ctx)));
+        return options.read(input, { method: 'list_all', query: plan.query }, async () => JsonText.of(await service.listText(plan, input.ctx)) ?? own('list', await service.runList(plan, input.ctx)));
       },
     },
     {
       action: 'first', method: 'get', path: '/first', access: 'read', summary: 'The first matching record',
       handler: async (input) => {
         const plan = await service.planList(input.params, input.ctx, { forFirst: true });
-        return options.read(input, { method: 'list_all', query: plan.query }, async () => own('list', await service.runFirst(plan, input.ctx)));
+        return options.read(input, { method: 'list_all', query: plan.query }, async () => JsonText.of(await service.firstText(plan, input.ctx)) ?? own('list', await service.runFirst(plan, input.ctx)));
       },
     },
     {
@@ -78,7 +79,7 @@ export function resourceRoutes(service: ResourceService, options: ResourceRouteO
       handler: async (input) => {
         if (options.hierarchy.wants(input.params)) return new Reply(200, null, {}, ownedJson(await options.hierarchy.show(id(input), input.params, input.ctx)));
         const plan = await service.planShow(id(input), input.params, input.ctx);
-        return options.read(input, { method: 'get_one', query: plan.query }, async () => own('show', await service.runShow(plan, input.ctx)));
+        return options.read(input, { method: 'get_one', query: plan.query }, async () => JsonText.of(await service.showText(plan, input.ctx)) ?? own('show', await service.runShow(plan, input.ctx)));
       },
     },
     { action: 'store', method: 'post', path: '', access: 'create', summary: 'Create one record or several', handler: async ({ req, ctx }) => own('create', await service.store(req.body, ctx)) },

@@ -1,4 +1,5 @@
 import { capabilitiesOf, type DriverCapabilities } from '../driver/capabilities';
+import { hasJsonReads, type JsonReads } from '../driver/json-read';
 import type { Driver, Id, ListResult, PivotCapability, PivotRow, Row, Transaction, UpdateGuard, UpdateItem } from '../driver';
 import type { ListQuery } from '../query/ast';
 import type { AggregateQuery, AggregateResult } from '../query/aggregate-ast';
@@ -112,6 +113,11 @@ export class Database {
 
   lockHierarchy(model: string, tx: Transaction): Promise<void> {
     return this.driver.lockHierarchy ? this.driver.lockHierarchy(model, tx) : Promise.resolve();
+  }
+
+  /** JSON text built by the database (issue 36: the SQL driver), or null: the usual read path answers. */
+  get jsonReads(): JsonReads | null {
+    return hasJsonReads(this.driver) ? this.driver : null;
   }
 
   /** The native form of a list query, for the query log. */

@@ -10,6 +10,7 @@ import type { RequestContext } from './request-context';
 import type { PlannedList, PlannedShow } from './resource-service-types';
 import { rowBatches } from './row-batches';
 import { stripHidden } from './catalog-view';
+import { firstText, listText, showText, type JsonReadHost } from './json-reads';
 
 /** The read paths of a resource: list, first, count, aggregate and show. */
 export class ResourceReads extends ResourceServiceBase {
@@ -116,5 +117,34 @@ export class ResourceReads extends ResourceServiceBase {
     for await (const batch of rowBatches(this.database, query, ctx.signal)) {
       yield runHook(this.hooks.afterList, stripHidden(batch, query.model, query.relations, view), ctx);
     }
+  }
+
+  /** Issue 36's fast path (json-reads.ts): the answer as JSON text built by the database; null: runList answers. */
+  listText(plan: PlannedList, ctx: RequestContext, action = 'index'): Promise<string | null> {
+    return listText(this.jsonHost, plan, ctx, action);
+  }
+
+  firstText(plan: PlannedList, ctx: RequestContext): Promise<string | null> {
+    return firstText(this.jsonHost, plan, ctx);
+  }
+
+  showText(plan: PlannedShow, ctx: RequestContext): Promise<string | null> {
+    return showText(this.jsonHost, plan, ctx);
+  }
+
+  private host: JsonReadHost | null = null;
+
+  private get jsonHost(): JsonReadHost {
+    const self = this;
+    return (this.host ??= {
+      get json() {
+        return self.database.jsonReads;
+      },
+      config: this.config,
+      hooksAfter: (action) => this.hooksAfter(action),
+      viewOf: (ctx) => this.viewOf(ctx),
+      timed: (action, query, work) => this.timed(action, query, work),
+      notFound: (rawId) => this.notFound(rawId),
+    });
   }
 }

@@ -1,3 +1,5 @@
+import { JsonText } from './json-text';
+
 /**
  * Makes a driver row JSON-ready: dates become ISO 8601 UTC with six fractional digits
  * (`2026-11-22T06:10:00.123000Z`), the same on every driver.
@@ -61,8 +63,9 @@ export class Owned {
   constructor(readonly value: unknown) {}
 }
 
-/** The JSON text of an answer: owned answers formatted in place, anything else copied first. */
+/** The JSON text of an answer: text built by the database as it is, owned answers formatted in place, anything else copied first. */
 export function toJson(value: unknown): string {
+  if (value instanceof JsonText) return value.text;
   return value instanceof Owned ? ownedJson(value.value) : JSON.stringify(serialize(value));
 }
 
