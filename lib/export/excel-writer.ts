@@ -4,6 +4,7 @@ import type { FieldType } from '../resource/model-info';
 import { capText, xmlSafe } from './cell-text';
 import { drained } from './drain';
 import { loopYielder } from './yield-loop';
+import { zipInlet } from './zip-inlet';
 
 export interface SheetColumn {
   header: string;
@@ -41,6 +42,8 @@ export async function writeExcel(out: Writable, columns: SheetColumn[], batches:
   const header = sheet.addRow(columns.map((c) => sheetText(c.header)));
   header.font = { bold: true };
   header.commit();
+  // the response alone cannot hold the writer back: the zip's inlet would buffer the whole sheet
+  const inlet = zipInlet(sheet);
   let count = 0;
   const loop = loopYielder();
   for await (const batch of batches) {
@@ -48,6 +51,10 @@ export async function writeExcel(out: Writable, columns: SheetColumn[], batches:
     for (const values of batch) {
       sheet.addRow(values.map(cell)).commit();
       count += 1;
+      if (inlet?.full()) {
+        await drained(inlet.stream, signal, inlet.full);
+        if (signal.aborted) break;
+      }
       const turn = loop.tick();
       if (turn) {
         await turn;
