@@ -70,6 +70,19 @@ function shape(run: Run): string {
 const line = (what: string, rows: number, run: Run, base?: Run): string =>
   `| ${what} | ${rows.toLocaleString('en')} | ${(run.ms / 1000).toFixed(1)} | ${base ? (base.ms / run.ms).toFixed(2) + 'x' : ''} | ${(run.bytes / 1048576).toFixed(1)} | ${run.idle} | ${run.peak} | ${shape(run)} |`;
 
+/**
+ * One export from a server child of its own: RSS that an export leaves behind (V8 and malloc keep
+ * what they grew) would otherwise count against the next one.
+ */
+async function fresh(driver: 'sql' | 'mongo', uri: string, url: (ready: ServeReady) => string): Promise<Run> {
+  const child = await serve(driver, uri);
+  try {
+    return await exportOnce(url(child.ready), `${child.ready.baseline}/__memory`);
+  } finally {
+    await child.stop();
+  }
+}
+
 function serve(driver: 'sql' | 'mongo', uri: string): Promise<Child<ServeReady>> {
   return startChild<ServeReady>('export-serve.ts', [driver, uri], process.env.BENCH_HEAP_MB ? [`--max-old-space-size=${process.env.BENCH_HEAP_MB}`] : []);
 }
@@ -79,29 +92,23 @@ async function sqlPart(lines: string[]): Promise<void> {
   try {
     const creator = await serve('sql', pg.uri);
     await creator.stop();
-    let t = Date.now();
+    const t = Date.now();
     await addProducts(pg.uri, ROWS);
     console.log(`seeded ${ROWS} products in ${Date.now() - t} ms`);
-    const child = await serve('sql', pg.uri);
-    try {
-      const probe = `${child.ready.baseline}/__memory`;
-      const columns = EXPORT_COLUMNS.join(',');
-      for (let round = 1; round <= ROUNDS; round += 1) {
-        // alternate which side goes first, so the warm-up and drift hit both alike
-        const lib = async () => exportOnce(`${child.ready.library}/api/v1/products/export/excel?columns=${columns}`, probe);
-        const base = async () => exportOnce(`${child.ready.baseline}/products/export/excel`, probe);
-        const [l, b] = round % 2 === 1 ? [await lib(), await base()] : (([x, y]) => [y, x])([await base(), await lib()]);
-        console.log(`round ${round}: library ${l.ms.toFixed(0)} ms peak ${l.peak} MB, baseline ${b.ms.toFixed(0)} ms peak ${b.peak} MB`);
-        lines.push(line(`xlsx, library (round ${round})`, ROWS, l, b), line(`xlsx, hand-written (round ${round})`, ROWS, b));
-      }
-      if (PDF_ROWS > 0) {
-        t = Date.now();
-        const pdf = await exportOnce(`${child.ready.library}/api/v1/products/export/pdf?columns=id,name,sku,price&oper=${encodeURIComponent(JSON.stringify({ and: [`id|<=|${PDF_ROWS}`] }))}`, probe);
-        lines.push(line('pdf, library', PDF_ROWS, pdf));
-        console.log(`pdf ${Date.now() - t} ms peak ${pdf.peak} MB`);
-      }
-    } finally {
-      await child.stop();
+    const columns = EXPORT_COLUMNS.join(',');
+    const lib = () => fresh('sql', pg.uri, (ready) => `${ready.library}/api/v1/products/export/excel?columns=${columns}`);
+    const base = () => fresh('sql', pg.uri, (ready) => `${ready.baseline}/products/export/excel`);
+    for (let round = 1; round <= ROUNDS; round += 1) {
+      // alternate which side goes first, so drift hits both alike
+      const [l, b] = round % 2 === 1 ? [await lib(), await base()] : (([x, y]) => [y, x])([await base(), await lib()]);
+      console.log(`round ${round}: library ${l.ms.toFixed(0)} ms peak ${l.peak} MB, baseline ${b.ms.toFixed(0)} ms peak ${b.peak} MB`);
+      lines.push(line(`xlsx, library (round ${round})`, ROWS, l, b), line(`xlsx, hand-written (round ${round})`, ROWS, b));
+    }
+    if (PDF_ROWS > 0) {
+      const oper = encodeURIComponent(JSON.stringify({ and: [`id|<=|${PDF_ROWS}`] }));
+      const pdf = await fresh('sql', pg.uri, (ready) => `${ready.library}/api/v1/products/export/pdf?columns=id,name,sku,price&oper=${oper}`);
+      console.log(`pdf ${pdf.ms.toFixed(0)} ms peak ${pdf.peak} MB`);
+      lines.push(line('pdf, library', PDF_ROWS, pdf));
     }
   } finally {
     await pg.stop();
@@ -112,30 +119,27 @@ async function sqlPart(lines: string[]): Promise<void> {
 async function mongoPart(lines: string[]): Promise<string> {
   const mongo = await startChild<{ uri: string; kind: string }>('mongo-server.ts', []);
   try {
-    const child = await serve('mongo', mongo.ready.uri);
+    const creator = await serve('mongo', mongo.ready.uri);
+    const database = creator.ready.database;
+    await creator.stop();
+    const client = await MongoClient.connect(mongo.ready.uri);
     try {
-      const client = await MongoClient.connect(mongo.ready.uri);
-      try {
-        const products = client.db(child.ready.database).collection('products');
-        const time = new Date(SEED_TIME);
-        const statuses = ['active', 'inactive', 'draft'];
-        for (let from = 1; from <= MONGO_ROWS; from += 10_000) {
-          const docs = Array.from({ length: Math.min(10_000, MONGO_ROWS - from + 1) }, (_, k) => {
-            const i = from + k;
-            return { _id: new ObjectId(), name: `Export product ${i}`, sku: `EXP-${String(i).padStart(8, '0')}`, price: priceOf(i), stock: i % 50, status: statuses[i % 3], description: `Description of product ${i}`, featured: i % 5 === 0, category_id: null, created_at: time, updated_at: time };
-          });
-          await products.insertMany(docs, { ordered: false });
-        }
-      } finally {
-        await client.close();
+      const products = client.db(database).collection('products');
+      const time = new Date(SEED_TIME);
+      const statuses = ['active', 'inactive', 'draft'];
+      for (let from = 1; from <= MONGO_ROWS; from += 10_000) {
+        const docs = Array.from({ length: Math.min(10_000, MONGO_ROWS - from + 1) }, (_, k) => {
+          const i = from + k;
+          return { _id: new ObjectId(), name: `Export product ${i}`, sku: `EXP-${String(i).padStart(8, '0')}`, price: priceOf(i), stock: i % 50, status: statuses[i % 3], description: `Description of product ${i}`, featured: i % 5 === 0, category_id: null, created_at: time, updated_at: time };
+        });
+        await products.insertMany(docs, { ordered: false });
       }
-      const probe = `${child.ready.baseline}/__memory`;
-      const run = await exportOnce(`${child.ready.library}/api/v1/products/export/excel?columns=name,sku,price,stock,status,created_at`, probe);
-      lines.push(line(`xlsx, library, MongoDB (${mongo.ready.kind})`, MONGO_ROWS, run));
-      return mongo.ready.kind;
     } finally {
-      await child.stop();
+      await client.close();
     }
+    const run = await fresh('mongo', mongo.ready.uri, (ready) => `${ready.library}/api/v1/products/export/excel?columns=name,sku,price,stock,status,created_at`);
+    lines.push(line(`xlsx, library, MongoDB (${mongo.ready.kind})`, MONGO_ROWS, run));
+    return mongo.ready.kind;
   } finally {
     await mongo.stop();
   }
