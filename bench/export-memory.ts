@@ -11,11 +11,12 @@ import type { ServeReady } from './serve';
 
 /**
  * `npx tsx bench/export-memory.ts`: the big xlsx export's time and server RSS over time, the
- * library against the hand-written `pg-cursor` -> exceljs handler in the same server process,
- * alternating, on embedded PostgreSQL; then the PDF export and the MongoDB export (library only).
+ * library against the hand-written `pg-cursor` -> exceljs handler, each export in a fresh server
+ * child (bench/export-serve.ts), alternating, on embedded PostgreSQL; then the PDF export and the MongoDB export (library only).
  * The client discards the bytes as fast as it reads them. Writes bench/results-export.md.
  * BENCH_EXPORT_ROWS (default 1000000), BENCH_EXPORT_ROUNDS (2), BENCH_PDF_ROWS (100000),
- * BENCH_MONGO_EXPORT_ROWS (200000; 0 skips MongoDB), BENCH_EXPORT_OUT (another output file).
+ * BENCH_MONGO_EXPORT_ROWS (200000; 0 skips MongoDB), BENCH_EXPORT_OUT (another output file),
+ * BENCH_HEAP_MB (caps the server's V8 old space: what the export really needs, not what V8 lets grow).
  */
 const ROWS = Number(process.env.BENCH_EXPORT_ROWS ?? 1_000_000);
 const ROUNDS = Number(process.env.BENCH_EXPORT_ROUNDS ?? 2);
@@ -150,7 +151,7 @@ async function main(): Promise<void> {
   const lines = [
     '# Export memory',
     '',
-    `\`npx tsx bench/export-memory.ts\`, ${new Date().toISOString().slice(0, 16)} UTC, 2 cores shared with other work (load average at the start ${load}). Every product as .xlsx (columns ${EXPORT_COLUMNS.join(', ')}), the library against a hand-written \`pg-cursor\` -> exceljs streaming handler in the same server process, alternating; the client discards the bytes as they come. RSS is the server process's: peak sampled every 50 ms, and the value at 10 % / 25 % / 50 % / 75 % / 100 % of the run.`,
+    `\`npx tsx bench/export-memory.ts\`, ${new Date().toISOString().slice(0, 16)} UTC, 2 cores shared with other work (load average at the start ${load}). Every product as .xlsx (columns ${EXPORT_COLUMNS.join(', ')}), the library against a hand-written \`pg-cursor\` -> exceljs streaming handler, each export in a fresh server child, alternating${process.env.BENCH_HEAP_MB ? `, server old space capped at ${process.env.BENCH_HEAP_MB} MB` : ''}; the client discards the bytes as they come. RSS is the server process's: peak sampled every 50 ms, and the value at 10 % / 25 % / 50 % / 75 % / 100 % of the run.`,
     '',
     '| export | rows | s | vs hand-written | MB sent | RSS MB before | peak RSS MB | RSS MB over the run |',
     '| --- | --- | --- | --- | --- | --- | --- | --- |',
