@@ -43,8 +43,11 @@ export function addMemoryProbe(app: express.Express): void {
     peak = Math.max(peak, process.memoryUsage().rss);
   }, 50).unref();
   app.get('/__memory', (req, res) => {
-    const now = process.memoryUsage().rss;
-    res.json({ peak_mb: Math.round(Math.max(peak, now) / 1048576), rss_mb: Math.round(now / 1048576) });
+    const usage = process.memoryUsage();
+    const now = usage.rss;
+    const mb = (n: number): number => Math.round(n / 1048576);
+    // the split says where RSS went: the JS heap, or Buffers outside it
+    res.json({ peak_mb: mb(Math.max(peak, now)), rss_mb: mb(now), heap_total_mb: mb(usage.heapTotal), heap_used_mb: mb(usage.heapUsed), external_mb: mb(usage.external), array_buffers_mb: mb(usage.arrayBuffers) });
     if (req.query.reset) peak = now;
   });
 }

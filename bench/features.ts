@@ -4,8 +4,9 @@ import { Client } from 'pg';
 import autocannon from 'autocannon';
 import { startPostgres, startRedis } from '../lib/testing';
 import { EXPORT_COLUMNS } from './baseline-export';
+import { addProducts } from './export-rows';
 import { startChild, type Child } from './child';
-import { BENCH_TOKENS, SQL_DATASET, SEED_TIME } from './dataset';
+import { BENCH_TOKENS, SQL_DATASET } from './dataset';
 import { load, type LoadFigures } from './measure';
 import { seedSql } from './seed-sql';
 import type { ServeReady } from './serve';
@@ -67,25 +68,6 @@ async function cacheSection(uri: string, redisUrl: string | null): Promise<strin
   }
   if (!redisUrl) lines.push('', 'Redis store not measured: no REDIS_URL and no redis-server on PATH.');
   return lines.join('\n');
-}
-
-async function addProducts(uri: string, total: number): Promise<void> {
-  const client = new Client({ connectionString: uri });
-  await client.connect();
-  try {
-    const { rows } = await client.query<{ n: string }>('SELECT count(*) AS n FROM products');
-    const have = Number(rows[0].n);
-    if (have >= total) return;
-    const t = `'${SEED_TIME}'::timestamptz`;
-    await client.query(`INSERT INTO products (id, name, sku, price, stock, status, description, featured, category_id, created_at, updated_at)
-      SELECT i, 'Export product ' || i, 'EXP-' || lpad(i::text, 8, '0'), ((i * 37) % 10000) / 100.0, i % 50, (ARRAY['active','inactive','draft'])[1 + i % 3],
-             'Description of product ' || i, i % 5 = 0, NULL, ${t}, ${t}
-      FROM generate_series(${have + 1}, ${total}) i`);
-    await client.query("SELECT setval(pg_get_serial_sequence('products', 'id'), (SELECT max(id) FROM products))");
-    await client.query('ANALYZE products');
-  } finally {
-    await client.end();
-  }
 }
 
 /** Downloads a URL to the end, counting bytes; the server's peak RSS comes from its probe. */

@@ -4,6 +4,9 @@ import type { FieldType } from '../resource/model-info';
 import { capText, xmlSafe } from './cell-text';
 import { drained } from './drain';
 import { loopYielder } from './yield-loop';
+import { sheetStream } from './sheet-stream';
+import { DATE_FORMAT, SheetRows } from './sheet-xml';
+import { zipInlet } from './zip-inlet';
 
 export interface SheetColumn {
   header: string;
@@ -26,9 +29,35 @@ function cell(value: unknown): ExcelJS.CellValue {
   return sheetText(JSON.stringify(value));
 }
 
+/** Rows of XML gathered before one write into the sheet's stream (characters). */
+const FLUSH_AT = 32_768;
+
+/**
+ * How the data rows go in: as XML straight into the sheet's stream when exceljs is shaped as
+ * expected (sheet-xml.ts says why), else through exceljs's rows. `flush` hands on what is pending.
+ */
+function rowWriter(workbook: unknown, sheet: ExcelJS.Worksheet, columns: number): { put(values: unknown[]): void; flush(): void } {
+  const direct = sheetStream(workbook, sheet);
+  if (!direct) return { put: (values) => sheet.addRow(values.map(cell)).commit(), flush: () => undefined };
+  const rows = new SheetRows(columns, 2, direct.dateStyle, sheetText);
+  let pending = '';
+  const flush = (): void => {
+    if (pending.length > 0) direct.write(pending);
+    pending = '';
+  };
+  return {
+    put(values) {
+      pending += rows.row(values);
+      if (pending.length >= FLUSH_AT) flush();
+    },
+    flush,
+  };
+}
+
 /**
  * Streams rows into an xlsx with exceljs's streaming workbook writer: a header row, typed cells,
- * widths from the column types, each row committed (written out) as it comes.
+ * widths from the column types, rows written out as they come, at the pace deflate and the client
+ * take them.
  */
 export async function writeExcel(out: Writable, columns: SheetColumn[], batches: AsyncIterable<unknown[][]>, signal: AbortSignal): Promise<number> {
   const workbook = new ExcelJS.stream.xlsx.WorkbookWriter({ stream: out, useStyles: true, useSharedStrings: false });
@@ -36,18 +65,25 @@ export async function writeExcel(out: Writable, columns: SheetColumn[], batches:
   sheet.columns = columns.map((c, i) => ({
     key: String(i),
     width: Math.max(WIDTH[c.type] ?? 30, Math.min(40, c.header.length + 2)),
-    ...(c.type === 'date' ? { style: { numFmt: 'yyyy-mm-dd hh:mm:ss' } } : {}),
+    ...(c.type === 'date' ? { style: { numFmt: DATE_FORMAT } } : {}),
   }));
   const header = sheet.addRow(columns.map((c) => sheetText(c.header)));
   header.font = { bold: true };
   header.commit();
+  // the response alone cannot hold the writer back: the zip's inlet would buffer the whole sheet
+  const inlet = zipInlet(sheet);
+  const writer = rowWriter(workbook, sheet, columns.length);
   let count = 0;
   const loop = loopYielder();
   for await (const batch of batches) {
     if (signal.aborted) break;
     for (const values of batch) {
-      sheet.addRow(values.map(cell)).commit();
+      writer.put(values);
       count += 1;
+      if (inlet?.full()) {
+        await drained(inlet.stream, signal, inlet.full);
+        if (signal.aborted) break;
+      }
       const turn = loop.tick();
       if (turn) {
         await turn;
@@ -57,6 +93,7 @@ export async function writeExcel(out: Writable, columns: SheetColumn[], batches:
     await drained(out, signal);
   }
   if (signal.aborted) throw new Error('The client went away during the export.');
+  writer.flush();
   sheet.commit();
   await workbook.commit();
   return count;
