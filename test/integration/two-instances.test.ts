@@ -142,7 +142,7 @@ for (const driver of ['sql', 'mongo'] as const) {
         expect((await read(writer, name)).cache).to.equal('hit');
         const again = await call(bases[reader], 'GET', '/categories', token);
         expect(again.cache).to.equal('miss');
-        expect((again.body.models as Array<{ name: string }>).map((m) => m.name)).to.include(name);
+        expect((again.body.data as Array<{ name: string }>).map((m) => m.name)).to.include(name);
       }
     });
 
