@@ -19,6 +19,7 @@ import type { ModelMap } from './model-map';
 import { outputValue, serialize } from './serialize';
 import { translateMongoError } from './translate-error';
 import { connectionOptions, type MongoConnectionOptions } from './connection-options';
+import { openedConnection } from './reopen';
 import { checkMongoServer, inspectMongoServer, MongoServerRefusedError, type MongoServerFacts } from './server-check';
 import type { Catalog } from '../../lib/resource/model-info';
 
@@ -96,7 +97,7 @@ export class MongoDriver extends ConnectionDriver<Connection> implements Driver 
 
   private async checkServer(): Promise<MongoServerFacts> {
     const conn = this.conn();
-    if (conn.readyState !== 1) await conn.asPromise();
+    await openedConnection(conn);
     const admin = this.db().admin();
     const facts = await inspectMongoServer((command) => admin.command(command));
     checkMongoServer(facts, { transactions: this.transactionsOn(), where: whereOf(conn) });
