@@ -21,6 +21,10 @@ serveChild(async () => {
     adminToken,
     apiOptions: { cache: { enabled: true, store: 'redis', redisUrl, prefix }, changes: { redisUrl, prefix } },
   });
+  // the parent asks for the heap beside the RSS it reads from /proc: growth of the heap is a leak, of the RSS alone not
+  process.on('message', (m) => {
+    if (m === 'memory?') process.send?.({ memory: { heap_mb: Math.round(process.memoryUsage().heapUsed / 1048576) } });
+  });
   const server = example.app.listen(0, '127.0.0.1');
   await new Promise((resolve) => server.once('listening', resolve));
   const ready: SoakInstanceReady = { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, pid: process.pid };

@@ -4,6 +4,8 @@
  * received; a stream that fails or ends before close() is counted as failed.
  */
 export interface Subscribers {
+  /** Events received so far. */
+  events(): number;
   /** Aborts every stream; the tallies at that moment. */
   close(): { events: number; open: number; failed: number };
 }
@@ -44,6 +46,7 @@ export async function openSubscribers(bases: string[], token: string, count: num
     await Promise.all(Array.from({ length: Math.min(10, count - i) }, (_, j) => one(bases[(i + j) % bases.length])));
   }
   return {
+    events: () => events,
     close: () => {
       closing = true;
       const tally = { events, open, failed };

@@ -2,6 +2,8 @@
 export class Tally {
   readonly latencies: number[] = [];
   readonly statuses = new Map<number, number>();
+  /** Why requests got no answer: message (cause) -> count. */
+  readonly errors = new Map<string, number>();
 
   /** Runs one request, reads its body, records its status and time; answers the status. */
   async time(run: () => Promise<Response>): Promise<number> {
@@ -11,8 +13,11 @@ export class Tally {
       const res = await run();
       await res.arrayBuffer();
       status = res.status;
-    } catch {
+    } catch (error) {
       status = 0;
+      const cause = (error as { cause?: { code?: string; message?: string } }).cause;
+      const reason = `${(error as Error).message}${cause ? ` (${cause.code ?? cause.message})` : ''}`;
+      this.errors.set(reason, (this.errors.get(reason) ?? 0) + 1);
     }
     this.statuses.set(status, (this.statuses.get(status) ?? 0) + 1);
     // bounded: a very long run keeps memory flat (the first 3 million are plenty for p99)

@@ -1,6 +1,6 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { loadavg } from 'node:os';
-import { join } from 'node:path';
+import { resolve } from 'node:path';
 import { startPostgres, startRedis } from '../lib/testing';
 import { startChild, type Child } from './child';
 import type { SoakInstanceReady } from './soak-instance';
@@ -27,6 +27,25 @@ async function rssMb(pid: number): Promise<number> {
   return Math.round(Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024);
 }
 
+/** The instance's heap in use (MB), asked over IPC. */
+function heapMb(child: Child<SoakInstanceReady>): Promise<number> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => {
+      child.process.off('message', onMessage);
+      resolve(NaN);
+    }, 5000);
+    const onMessage = (m: unknown): void => {
+      const memory = (m as { memory?: { heap_mb: number } } | null)?.memory;
+      if (!memory) return;
+      clearTimeout(timer);
+      child.process.off('message', onMessage);
+      resolve(memory.heap_mb);
+    };
+    child.process.on('message', onMessage);
+    child.process.send('memory?');
+  });
+}
+
 async function main(): Promise<void> {
   // one access-log line per request would be most of the instances' work
   process.env.LOG_LEVEL ??= 'warn';
@@ -50,9 +69,9 @@ async function main(): Promise<void> {
     const started = Date.now();
     const until = started + SECONDS * 1000;
     const sample = async (): Promise<void> => {
-      const figures = await Promise.all(instances.map((c) => rssMb(c.ready.pid)));
+      const figures = await Promise.all(instances.map(async (c) => `${await rssMb(c.ready.pid)} (${await heapMb(c)})`));
       loads.push(loadavg()[0]);
-      rss.push(`${Math.round((Date.now() - started) / 1000)} s: ${figures.join(' / ')} MB`);
+      rss.push(`${Math.round((Date.now() - started) / 1000)} s: ${figures.join(' / ')}`);
     };
     await sample();
     const sampler = setInterval(() => void sample().catch(() => undefined), SAMPLE_MS);
@@ -85,10 +104,15 @@ async function main(): Promise<void> {
     clearInterval(sampler);
     await sample();
     const seconds = (Date.now() - started) / 1000;
-    // the last events still travel: give the streams a moment before counting
-    await new Promise((r) => setTimeout(r, 2000));
+    // the last events still travel: count once no more arrive for 2 s (at most 20 s)
+    for (let last = -1, waited = 0; subscribers.events() !== last && waited < 20_000; waited += 2000) {
+      last = subscribers.events();
+      await new Promise((r) => setTimeout(r, 2000));
+    }
     const feed = subscribers.close();
     const fiveXX = Object.values(tallies).reduce((n, t) => n + t.fiveXX(), 0);
+    const errors = new Map<string, number>();
+    for (const t of Object.values(tallies)) for (const [m, n] of t.errors) errors.set(m, (errors.get(m) ?? 0) + n);
     const section = [
       `## Two-instance soak (${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC)`,
       '',
@@ -100,10 +124,11 @@ async function main(): Promise<void> {
       '',
       `5xx answers: ${fiveXX}. Change feed: ${feed.events.toLocaleString('en')} events received over ${SUBSCRIBERS} streams (${feed.open} still open at the end, ${feed.failed} failed or ended early; ${productWrites.toLocaleString('en')} product updates x ${SUBSCRIBERS} streams = ${(productWrites * SUBSCRIBERS).toLocaleString('en')} expected).`,
       '',
-      `RSS of instance 1 / instance 2 every ${SAMPLE_MS / 1000} s: ${rss.join('; ')}.`,
+      `RSS in MB (heap in use) of instance 1 / instance 2 every ${SAMPLE_MS / 1000} s: ${rss.join('; ')}.`,
+      ...(errors.size ? ['', `Network errors (status 0 above, counted with the 5xx): ${[...errors.entries()].map(([m, n]) => `${n} x ${m}`).join('; ')}.`] : []),
     ].join('\n');
     console.log(section);
-    if (process.env.SOAK_OUT) await writeFile(join(process.cwd(), process.env.SOAK_OUT), `${section}\n`);
+    if (process.env.SOAK_OUT) await writeFile(resolve(process.env.SOAK_OUT), `${section}\n`);
     if (fiveXX > 0) process.exitCode = 1;
   } finally {
     for (const child of instances) await child.stop();

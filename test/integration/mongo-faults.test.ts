@@ -114,7 +114,7 @@ describe('MongoDB server refused, stalled and killed under a running app (emulat
       await sleep(RECOVERY_MS + 1000);
       const answers = await probe.stop();
       expect(violations(answers, MAX_MS, HEALTH_MAX_MS), JSON.stringify(answers.filter((a) => a.status !== 200))).to.deep.equal([]);
-      expect(answers.filter((a) => a.sentAt > back - 7000 && a.sentAt < back - 1000).map((a) => a.status), 'during the stall').to.not.include(200);
+      expect(answers.filter((a) => a.what !== 'health' && a.sentAt > back - 7000 && a.sentAt < back - 1500).map((a) => a.status), 'during the stall').to.not.include(200);
       const { list, write } = recovery(answers, back);
       expect(list, 'first list 200 after SIGCONT (ms)').to.be.below(RECOVERY_MS);
       expect(write, 'first write 200 after SIGCONT (ms)').to.be.below(RECOVERY_MS);
