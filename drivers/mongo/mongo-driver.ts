@@ -18,8 +18,7 @@ import { describeMongooseModel } from './describe-model';
 import type { ModelMap } from './model-map';
 import { outputValue, serialize } from './serialize';
 import { translateMongoError } from './translate-error';
-import { connectionOptions, type MongoConnectionOptions } from './connection-options';
-import { openedConnection } from './reopen';
+import { connectionOptions, openedConnection, type MongoConnectionOptions } from './connection-options';
 import { checkMongoServer, inspectMongoServer, MongoServerRefusedError, type MongoServerFacts } from './server-check';
 import type { Catalog } from '../../lib/resource/model-info';
 
