@@ -9,6 +9,8 @@ import { seedDemoData, type SeedSummary } from './seed';
 import { openSqlBackend, type SqlBackend } from './sql/backend';
 
 export const API_PREFIX = '/api/v1';
+/** The example app's request deadline unless REST_REQUEST_TIMEOUT_MS is set. */
+export const EXAMPLE_REQUEST_TIMEOUT_MS = 10_000;
 
 export interface ExampleAppOptions {
   driver: 'mongo' | 'sql';
@@ -92,7 +94,10 @@ export async function createExampleApp(options: ExampleAppOptions): Promise<Exam
   try {
     const guard = bearerGuard(backend);
     const auth = options.auth === false ? undefined : { authenticate: guard.authenticate, grants: exampleGrants, debug: options.debug };
-    const api = createRestApi({ logger: options.logger, bodyLimit: '1mb', auth, ...options.apiOptions });
+    // a shop answers within 10 s or says 503 (the library's default deadline is 60 s): a stalled
+    // database must not hold a request longer; REST_REQUEST_TIMEOUT_MS or apiOptions still decide
+    const deadline = process.env.REST_REQUEST_TIMEOUT_MS ? {} : { requestTimeoutMs: EXAMPLE_REQUEST_TIMEOUT_MS };
+    const api = createRestApi({ logger: options.logger, bodyLimit: '1mb', auth, ...options.apiOptions, config: { ...deadline, ...options.apiOptions?.config } });
     for (const declaration of exampleResources(backend.models, backend.driver, guard.forget)) {
       api.register(declaration, { updateMultipleRoutes: ['batch', 'update-multiple'], relationRoutes: exampleRelationRoutes[declaration.MODEL] });
     }

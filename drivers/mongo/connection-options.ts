@@ -1,5 +1,8 @@
 import type { Connection } from 'mongoose';
 
+// waiting for a connection (and reopening one whose first connect failed) sits beside its options
+export { openedConnection } from './reopen';
+
 /** What an application declares about one mongoose connection (decision 65). */
 export interface MongoConnectionOptions {
   /**

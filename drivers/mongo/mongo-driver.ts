@@ -20,7 +20,7 @@ import { outputValue, serialize } from './serialize';
 import { cursorPage } from '../../lib/driver/cursor-page';
 import { whereOf } from './connection-options';
 import { translateMongoError } from './translate-error';
-import { connectionOptions, type MongoConnectionOptions } from './connection-options';
+import { connectionOptions, openedConnection, type MongoConnectionOptions } from './connection-options';
 import { checkMongoServer, inspectMongoServer, MongoServerRefusedError, type MongoServerFacts } from './server-check';
 import type { Catalog } from '../../lib/resource/model-info';
 
@@ -103,7 +103,7 @@ export class MongoDriver extends ConnectionDriver<Connection> implements Driver 
 
   private async checkServer(): Promise<MongoServerFacts> {
     const conn = this.conn();
-    if (conn.readyState !== 1) await conn.asPromise();
+    await openedConnection(conn);
     const admin = this.db().admin();
     const facts = await inspectMongoServer((command) => admin.command(command));
     checkMongoServer(facts, { transactions: this.transactionsOn(), where: whereOf(conn) });

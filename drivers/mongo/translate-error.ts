@@ -70,7 +70,7 @@ function isConnectionError(error: unknown, depth = 0): boolean {
   }
   const e = error as ErrorLike;
   if (typeof e.name === 'string' && CONNECTION_ERRORS.has(e.name)) return true;
-  if (typeof e.message === 'string' && /ECONNREFUSED|ECONNRESET|buffering timed out|connection .*closed|client (was|is) closed|topology is closed|Server selection timed out/i.test(e.message)) {
+  if (typeof e.message === 'string' && /ECONNREFUSED|ECONNRESET|buffering timed out|connection .*closed|connection is not open|client (was|is) closed|topology is closed|Server selection timed out/i.test(e.message)) {
     return true;
   }
   return isConnectionError(e.cause, depth + 1);

@@ -20,14 +20,14 @@ export interface SqlBackend {
 
 /** Connects to PostgreSQL, defines the models and creates the schema (tables, constraints, indexes). */
 export async function openSqlBackend(uri: string): Promise<SqlBackend> {
-  // a statement may run 30 s at most, a transaction may not idle, a pool wait ends after 10 s: no request hangs on the database;
+  // a statement may run 30 s at most, a transaction may not idle, a pool wait ends after 5 s (half the request deadline: work queued for a stalled database gives up before it returns, so the first requests after its return are not queued behind requests already answered 503);
   // a server that stops answering (stalled, unreachable) is given up on by the client too: 5 s to connect, 35 s per statement
   const sequelize = new Sequelize(uri, {
     dialect: 'postgres',
     dialectModule: guardedPg,
     logging: false,
     dialectOptions: { statement_timeout: 30_000, idle_in_transaction_session_timeout: 60_000, connectionTimeoutMillis: 5_000, query_timeout: 35_000, keepAlive: true },
-    pool: { max: 5, acquire: 10_000 },
+    pool: { max: 5, acquire: 5_000 },
   });
   try {
     await sequelize.authenticate();

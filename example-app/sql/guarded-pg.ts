@@ -14,4 +14,4 @@ class GuardedClient extends pg.Client {
   }
 }
 
-export const guardedPg = { ...pg, Client: GuardedClient };
+export const guardedPg: typeof pg = { ...pg, Client: GuardedClient };

@@ -44,6 +44,7 @@ export class ReadCache {
   /** While down: when the store may be tried again. */
   private retryAt = 0;
   private probing: Promise<boolean> | null = null;
+  private probeTimer: NodeJS.Timeout | undefined;
 
   constructor(
     readonly settings: CacheSettings,
@@ -117,10 +118,20 @@ export class ReadCache {
   async bump(models: Iterable<string>): Promise<void> {
     const keys = [...new Set(models)].map((m) => versionKey(this.settings.prefix, m));
     if (!this.settings.enabled || keys.length === 0) return;
-    await this.guard(() => this.store.bump(keys), undefined);
+    if (!this.down) return void (await this.guard(() => this.store.bump(keys), undefined));
+    // circuit open: still try (bounded), since another instance may already serve these models'
+    // entries from a Redis that answers again; the epoch goes with it, as earlier bumps were lost
+    try {
+      await this.bounded(this.store.bump([epochKey(this.settings.prefix), ...keys]));
+      this.up();
+    } catch (error) {
+      this.fail(error);
+    }
   }
 
   close(): Promise<void> {
+    clearTimeout(this.probeTimer);
+    this.probeTimer = undefined;
     return this.store.close();
   }
 
@@ -196,6 +207,30 @@ export class ReadCache {
       this.down = true;
       this.log.app.warn('read cache: the store failed; serving from the database until it is back', { error: (error as Error).message });
     }
+    this.scheduleProbe();
+  }
+
+  private up(): void {
+    if (!this.down) return;
+    this.down = false;
+    clearTimeout(this.probeTimer);
+    this.probeTimer = undefined;
+    this.log.app.info('read cache: the store answers again; entries made before the outage are dropped');
+  }
+
+  /**
+   * While down, the epoch bump is tried every `retryMs` without waiting for a request: until it
+   * lands, other instances may serve entries that a write here could not invalidate.
+   */
+  private scheduleProbe(): void {
+    if (this.probeTimer || this.settings.retryMs <= 0) return;
+    this.probeTimer = setTimeout(() => {
+      this.probeTimer = undefined;
+      void this.recovered().then((ok) => {
+        if (!ok && this.down) this.scheduleProbe();
+      });
+    }, Math.max(0, this.retryAt - Date.now()) + 1);
+    this.probeTimer.unref();
   }
 
   /** While down: at most one attempt per `retryMs` to bump the epoch; true once it succeeded. */
@@ -207,8 +242,7 @@ export class ReadCache {
       try {
         // entries made before the outage die with the epoch: versions bumps may have been lost meanwhile
         await this.bounded(this.store.bump([epochKey(this.settings.prefix)]));
-        this.down = false;
-        this.log.app.info('read cache: the store answers again; entries made before the outage are dropped');
+        this.up();
         return true;
       } catch {
         this.retryAt = Date.now() + this.settings.retryMs;

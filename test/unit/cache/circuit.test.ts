@@ -65,11 +65,13 @@ describe('read cache circuit: a stalled or failing store', () => {
     const second = (await gate(cache)(input(), { method: 'list_all', query }, run)) as Reply;
     expect(Date.now() - t2).to.be.below(30);
     expect(second.json).to.equal('{"data":"b"}');
-    // a write while down does not wait for the store either
+    // a write while down still tries its bump once (another instance may be reading from a store
+    // that answers it again), bounded by timeoutMs (50 ms here)
     const t3 = Date.now();
     await cache.bump(['product']);
-    expect(Date.now() - t3).to.be.below(30);
-    expect(store.calls).to.equal(calls);
+    expect(Date.now() - t3).to.be.below(150);
+    expect(store.calls).to.equal(calls + 1);
+    expect(cache.isDown).to.equal(true);
   });
 
   it('after an outage no entry made before it is served: a write whose bump was lost does not leave stale hits', async () => {
@@ -96,6 +98,27 @@ describe('read cache circuit: a stalled or failing store', () => {
     const again = (await gate(cache)(input(), { method: 'list_all', query }, run)) as Reply;
     expect(again.headers['X-Cache']).to.equal('hit');
     expect(again.json).to.equal('{"data":"new"}');
+  });
+
+  it('two instances on one store: a write on the one whose circuit is still open after the store returns is not served stale by the other', async () => {
+    const store = new FaultyStore();
+    const one = make(store);
+    const two = make(store);
+    let data = 'old';
+    const run = async () => ({ data });
+    await gate(two)(input(), { method: 'list_all', query }, run);
+    expect(((await gate(two)(input(), { method: 'list_all', query }, run)) as Reply).headers['X-Cache']).to.equal('hit');
+    store.mode = 'hang';
+    await gate(one)(input(), { method: 'list_all', query }, run);
+    expect(one.isDown).to.equal(true);
+    store.mode = 'ok';
+    // before one's next retry: its write must still reach the store
+    data = 'new';
+    await one.bump(['product']);
+    expect(one.isDown).to.equal(false);
+    const seen = (await gate(two)(input(), { method: 'list_all', query }, run)) as Reply;
+    expect(seen.json).to.equal('{"data":"new"}');
+    expect(seen.headers['X-Cache']).to.equal('miss');
   });
 
   it('a refused store retries every retryMs with one attempt, and stays down while it fails', async () => {

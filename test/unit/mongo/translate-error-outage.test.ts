@@ -28,6 +28,8 @@ describe('mongo translateError: the database unavailable', () => {
     ['cleared pool', Object.assign(new Error('Connection pool was cleared'), { name: 'MongoPoolClearedError' })],
     ['refused, as the cause of a mongoose error', Object.assign(new Error('failed'), { name: 'MongooseError', cause: new MongoNetworkError('connect ECONNREFUSED 127.0.0.1:1') })],
     ['reset mid-query', Object.assign(new Error('read ECONNRESET'), { name: 'MongoNetworkError' })],
+    // the driver's own check when mongoose has no open connection (its first connect failed)
+    ['a connection never opened', new Error('The MongoDB connection is not open.')],
   ];
   for (const [title, error] of unavailable) {
     it(`${title}: connection_error`, () => {
