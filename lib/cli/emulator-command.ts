@@ -10,7 +10,7 @@
 import { parseArgs } from 'node:util';
 import { UsageError } from './client-command';
 import type { CliIo } from './cli-io';
-import { EMULATOR_VERSIONS } from '../testing/emulator-entry';
+import { EMULATOR_VERSIONS, startEmulator } from '../testing/emulator-entry';
 
 export const EMULATOR_USAGE = `  emulator [--port <n>] [--topology replset|standalone] [--version 5.0|6.0|7.0|8.0]
       Serves the testing kit's in-memory MongoDB emulator on 127.0.0.1 until SIGTERM/SIGINT;
@@ -73,13 +73,11 @@ export async function runEmulatorCommand(args: string[], io: CliIo, usage: strin
     io.out(usage);
     return 0;
   }
-  let startEmulator: (typeof import('../testing/emulator-entry'))['startEmulator'];
-  try {
-    ({ startEmulator } = await import('../testing/emulator-entry'));
-  } catch (error) {
-    throw new Error(`the emulator needs bson, mingo and mongodb installed (${(error as Error).message})`);
-  }
-  const emulator = await startEmulator({ port: options.port, topology: options.topology, version: options.version });
+  const emulator = await startEmulator({ port: options.port, topology: options.topology, version: options.version }).catch((error: Error & { code?: string }) => {
+    // the emulator loads on first use: a missing optional peer shows here
+    if (error.code === 'MODULE_NOT_FOUND') throw new Error(`the emulator needs bson, mingo and mongodb installed (${error.message})`);
+    throw error;
+  });
   io.out(`${emulator.uri}\n`);
   io.err(`MongoDB emulator playing MongoDB ${emulator.profile.version} as a ${emulator.profile.topology === 'standalone' ? 'standalone server' : 'one-member replica set (rs0)'} on 127.0.0.1:${emulator.port}; SIGTERM or SIGINT stops it.\n`);
   await (until ??
