@@ -1,8 +1,9 @@
 import type { Transaction as SequelizeTransaction } from 'sequelize';
-import type { PivotCapability, PivotRow, Transaction } from '../../lib/driver';
+import type { PivotCapability, PivotLinkOutcome, PivotRow, Transaction } from '../../lib/driver';
 import { relationOf } from '../../lib/resource/model-lookup';
 import type { Catalog, PivotInfo } from '../../lib/resource/model-info';
 import { compilePivotDelete, compilePivotInsert, compilePivotLock, compilePivotRead, compilePivotTryLock, compilePivotUpdate } from './compile-pivots';
+import { compilePivotLinks } from './compile-pivot-sync';
 import { convertValue } from './convert-value';
 import { lockOrRetry, type RunStatement } from './advisory-locks';
 
@@ -13,7 +14,7 @@ export interface PivotContext {
   tx(tx: Transaction | undefined): SequelizeTransaction | undefined;
 }
 
-/** Many-to-many pivot rows: one statement per call (compile-pivots.ts). */
+/** Many-to-many pivot rows: one statement per call (compile-pivots.ts, compile-pivot-sync.ts). */
 export function createPivots(ctx: PivotContext): PivotCapability {
   const pivotOf = (model: string, relation: string): PivotInfo => {
     const pivot = relationOf(ctx.catalog().model(model), relation).pivot;
@@ -42,6 +43,12 @@ export function createPivots(ctx: PivotContext): PivotCapability {
       const pivot = pivotOf(model, relation);
       const rows = await ctx.run(compilePivotDelete(pivot, parentId, relatedIds), ctx.tx(tx));
       return rows.map((r) => Number(r[pivot.relatedKey]));
+    },
+    link: async (model, relation, parentId, wanted, mode, tx) => {
+      const pivot = pivotOf(model, relation);
+      const rows = wanted.map((w) => ({ ...w.values, [pivot.parentKey]: parentId, [pivot.relatedKey]: w.id }));
+      const [outcome] = await ctx.run(compilePivotLinks(pivot, parentId, rows, mode), ctx.tx(tx));
+      return outcome as unknown as PivotLinkOutcome;
     },
     update: async (model, relation, rows, tx) => {
       if (rows.length === 0) return;

@@ -217,6 +217,8 @@ export class RelationService {
     // one writer of this parent's links at a time (the driver's lock), so what is read here is the
     // set this request changes; the report comes from what the database says it changed
     const outcome = await this.pivotTransaction(parentId, async (tx) => {
+      // set-based when the driver can (one statement on PostgreSQL): same answer, no per-id work here
+      if (this.pivots.link) return this.pivots.link(this.parent.name, name, parentId, wanted, scenario === 'bulk_attach' ? 'attach' : scenario, tx);
       const current = await this.pivots.read(this.parent.name, name, parentId, scenario === 'sync' ? null : wanted.map((w) => w.id), tx);
       const linked = new Map(current.map((row) => [String(row.relatedId), row]));
       const wantedIds = new Set(wanted.map((w) => String(w.id)));
