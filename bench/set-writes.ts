@@ -12,9 +12,12 @@ import type { ServeReady } from './serve';
  * of its own; BENCH_WRITE_REPS repetitions, default 15, after BENCH_WRITE_WARMUPS, default 3,
  * unmeasured ones, sides alternating in a rotating order; median ms), without the reads, so a
  * change to a write path is measured in two minutes. Prints a markdown table; writes no file.
+ * BENCH_ONLY=bulk|batch|sync runs one scenario group.
  */
 const WRITE_REPS = Number(process.env.BENCH_WRITE_REPS ?? 15);
 const WRITE_WARMUPS = Number(process.env.BENCH_WRITE_WARMUPS ?? 3);
+/** BENCH_ONLY=sync (or bulk, batch): only those scenarios. */
+const only = (name: string): boolean => !process.env.BENCH_ONLY || process.env.BENCH_ONLY === name;
 
 const log = (message: string): void => console.error(`[set-writes] ${message}`);
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
@@ -66,30 +69,32 @@ async function main(): Promise<void> {
         rows.push(`| ${name} | ${lib.toFixed(1)} | ${base.toFixed(1)} | ${(lib / base).toFixed(2)}x | ${(base / lib).toFixed(2)}x |`);
       };
 
-      log('bulk insert of 1,000 products');
-      const bulk = (tag: string) => ({
-        product: Array.from({ length: 1000 }, (_, i) => ({ name: `Set ${tag} ${i}`, sku: `SETW-${tag}-${i}`, price: 10 + (i % 90), stock: i % 20, status: 'active', description: i % 2 ? null : `Bulk product ${i}`, featured: false, category_id: 6 + (i % 45) })),
-      });
-      const created = (a: Record<string, unknown[]>) => a.models?.length === 1000;
-      record(
-        'bulk insert of 1,000 products',
-        await timeSides({
-          library: async (rep) => () => send('POST', `${library}/api/v1/products`, bulk(`L${rep}`), created),
-          'hand-written pg': async (rep) => () => send('POST', `${baseline}/products`, bulk(`B${rep}`), created),
-        }),
-      );
-
-      log('batch update of 100 products');
-      const batch = (rep: number) => ({ product: Array.from({ length: 100 }, (_, i) => ({ id: 1000 + i * 7, price: 20 + ((rep + i) % 50), stock: (rep * 3 + i) % 40 })) });
-      const updated = (a: Record<string, unknown[]>) => a.models?.length === 100;
-      record(
-        'batch update of 100 products (price, stock)',
-        await timeSides({
-          library: async (rep) => () => send('PATCH', `${library}/api/v1/products/batch`, batch(rep + 100), updated),
-          'hand-written pg': async (rep) => () => send('PATCH', `${baseline}/products/batch`, batch(rep + 200), updated),
-        }),
-      );
-
+      if (only('bulk')) {
+        log('bulk insert of 1,000 products');
+        const bulk = (tag: string) => ({
+          product: Array.from({ length: 1000 }, (_, i) => ({ name: `Set ${tag} ${i}`, sku: `SETW-${tag}-${i}`, price: 10 + (i % 90), stock: i % 20, status: 'active', description: i % 2 ? null : `Bulk product ${i}`, featured: false, category_id: 6 + (i % 45) })),
+        });
+        const created = (a: Record<string, unknown[]>) => a.models?.length === 1000;
+        record(
+          'bulk insert of 1,000 products',
+          await timeSides({
+            library: async (rep) => () => send('POST', `${library}/api/v1/products`, bulk(`L${rep}`), created),
+            'hand-written pg': async (rep) => () => send('POST', `${baseline}/products`, bulk(`B${rep}`), created),
+          }),
+        );
+      }
+      if (only('batch')) {
+        log('batch update of 100 products');
+        const batch = (rep: number) => ({ product: Array.from({ length: 100 }, (_, i) => ({ id: 1000 + i * 7, price: 20 + ((rep + i) % 50), stock: (rep * 3 + i) % 40 })) });
+        const updated = (a: Record<string, unknown[]>) => a.models?.length === 100;
+        record(
+          'batch update of 100 products (price, stock)',
+          await timeSides({
+            library: async (rep) => () => send('PATCH', `${library}/api/v1/products/batch`, batch(rep + 100), updated),
+            'hand-written pg': async (rep) => () => send('PATCH', `${baseline}/products/batch`, batch(rep + 200), updated),
+          }),
+        );
+      }
       let serial = 0;
       const freshProduct = async (linked: number[]): Promise<number> => {
         serial += 1;
@@ -101,7 +106,7 @@ async function main(): Promise<void> {
         { name: 'sync of 100 tags (50 kept, 50 new, 25 removed)', linked: tagIds.slice(0, 75), wanted: tagIds.slice(25, 125), attached: 50, detached: 25 },
         { name: 'sync of 1,000 ids (500 kept, 500 new, 250 removed)', linked: tagIds.slice(0, 750), wanted: tagIds.slice(250, 1250), attached: 500, detached: 250 },
       ];
-      for (const s of syncs) {
+      for (const s of only('sync') ? syncs : []) {
         log(s.name);
         const body = { tags: s.wanted.map((tag_id) => ({ tag_id, position: 1 })) };
         const synced = (a: Record<string, unknown[]>) => a.attached?.length === s.attached && a.detached?.length === s.detached;
