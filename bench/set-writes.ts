@@ -12,7 +12,9 @@ import type { ServeReady } from './serve';
  * of its own; BENCH_WRITE_REPS repetitions, default 15, after BENCH_WRITE_WARMUPS, default 3,
  * unmeasured ones, sides alternating in a rotating order; median ms), without the reads, so a
  * change to a write path is measured in two minutes. Prints a markdown table; writes no file.
- * BENCH_ONLY=bulk|batch|sync runs one scenario group.
+ * BENCH_ONLY=bulk|batch|sync runs one scenario group. The syncs have a third side: the library
+ * with its per-step link path (BENCH_PER_STEP_LINKS=1 in bench/serve.ts: read, detach, update,
+ * attach, what every sync ran before issue 36), so both forms are measured under the same load.
  */
 const WRITE_REPS = Number(process.env.BENCH_WRITE_REPS ?? 15);
 const WRITE_WARMUPS = Number(process.env.BENCH_WRITE_WARMUPS ?? 3);
@@ -45,7 +47,15 @@ async function send(method: string, url: string, body: unknown, check: (answer: 
   if (!res.ok || !check(answer)) throw new Error(`${method} ${url} -> ${res.status}: ${JSON.stringify(answer).slice(0, 300)}`);
 }
 
-const serve = (uri: string): Promise<Child<ServeReady>> => startChild<ServeReady>('serve.ts', ['sql', uri]);
+function serve(uri: string, env: Record<string, string> = {}): Promise<Child<ServeReady>> {
+  const saved = { ...process.env };
+  Object.assign(process.env, env);
+  try {
+    return startChild<ServeReady>('serve.ts', ['sql', uri]);
+  } finally {
+    process.env = saved;
+  }
+}
 
 async function main(): Promise<void> {
   const pg = await startPostgres();
@@ -59,14 +69,18 @@ async function main(): Promise<void> {
     await seedSql(pg.uri, SQL_DATASET);
     await client.connect();
     const tagIds = (await client.query<{ id: number }>(`INSERT INTO tags (name, created_at, updated_at) SELECT 'set-' || i, now(), now() FROM generate_series(1, 1250) i RETURNING id`)).rows.map((r) => r.id);
-    const [libraryServer, baselineServer] = await Promise.all([serve(pg.uri), serve(pg.uri)]);
+    // a third server: the library with the per-step link path (what a sync ran before issue 36)
+    const [libraryServer, baselineServer, perStepServer] = await Promise.all([serve(pg.uri), serve(pg.uri), serve(pg.uri, { BENCH_PER_STEP_LINKS: '1' })]);
     try {
       const library = libraryServer.ready.library;
       const baseline = baselineServer.ready.baseline;
+      const perStep = perStepServer.ready.library;
       const record = (name: string, figures: Map<string, number>) => {
         const lib = figures.get('library') ?? 0;
         const base = figures.get('hand-written pg') ?? 0;
-        rows.push(`| ${name} | ${lib.toFixed(1)} | ${base.toFixed(1)} | ${(lib / base).toFixed(2)}x | ${(base / lib).toFixed(2)}x |`);
+        const step = figures.get('library, per-step links');
+        const stepped = step === undefined ? '| n/a | n/a' : `| ${step.toFixed(1)} | ${(step / base).toFixed(2)}x`;
+        rows.push(`| ${name} | ${lib.toFixed(1)} | ${base.toFixed(1)} | ${(lib / base).toFixed(2)}x | ${(base / lib).toFixed(2)}x ${stepped} |`);
       };
 
       if (only('bulk')) {
@@ -121,11 +135,15 @@ async function main(): Promise<void> {
               const id = await freshProduct(s.linked);
               return () => send('POST', `${baseline}/products/${id}/tags/sync`, body, synced);
             },
+            'library, per-step links': async () => {
+              const id = await freshProduct(s.linked);
+              return () => send('POST', `${perStep}/api/v1/products/${id}/tags/attach?_scenario=sync`, body, synced);
+            },
           }),
         );
       }
     } finally {
-      await Promise.all([libraryServer.stop(), baselineServer.stop()]);
+      await Promise.all([libraryServer.stop(), baselineServer.stop(), perStepServer.stop()]);
     }
   } finally {
     await client.end().catch(() => undefined);
@@ -135,8 +153,8 @@ async function main(): Promise<void> {
     [
       `\`npm run bench:set-writes\`, ${new Date().toISOString()}: PostgreSQL (embedded), ${SQL_DATASET.products.toLocaleString('en')} products; library and hand-written \`pg\` each in a server process of its own; median of ${WRITE_REPS} repetitions after ${WRITE_WARMUPS} unmeasured ones, sides alternating in a rotating order; wall time of the HTTP request (a sync's product set up untimed).`,
       '',
-      '| write | library ms | hand-written pg ms | library time vs pg | speed vs pg |',
-      '| --- | ---: | ---: | ---: | ---: |',
+      '| write | library ms | hand-written pg ms | library time vs pg | speed vs pg | library, per-step links ms | per-step time vs pg |',
+      '| --- | ---: | ---: | ---: | ---: | ---: | ---: |',
       ...rows,
     ].join('\n'),
   );
