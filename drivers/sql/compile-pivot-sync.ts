@@ -43,7 +43,13 @@ export function compilePivotLinks(pivot: PivotInfo, parentId: unknown, rows: Arr
   const attached = `(SELECT COALESCE(json_agg("w".${related} ORDER BY "w"."grr_n"), '[]') FROM "w" WHERE "w".${related} IN (SELECT "id" FROM "i")) AS "attached"`;
   const detached = mode === 'attach' ? `'[]'::json AS "detached"` : `(SELECT COALESCE(json_agg("id" ORDER BY "id"), '[]') FROM "d") AS "detached"`;
   const updated = ctes.some((c) => c.startsWith('"u"')) ? `(SELECT COALESCE(json_agg("id" ORDER BY "grr_n"), '[]') FROM "u") AS "updated"` : `'[]'::json AS "updated"`;
-  return { sql: `WITH ${ctes.join(', ')} SELECT ${attached}, ${detached}, ${updated}`, bind: [parentId, JSON.stringify(rows)] };
+  return {
+    sql: `WITH ${ctes.join(', ')} SELECT ${attached}, ${detached}, ${updated}`,
+    bind: [parentId, JSON.stringify(rows)],
+    // prepared: keys and equality only (the parent id, one JSON document), and its parse and plan
+    // (0.3-0.4 ms for the five CTEs) are a tenth of a sync of 100
+    prepare: true,
+  };
 }
 
 /**
