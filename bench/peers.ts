@@ -165,7 +165,7 @@ async function main(): Promise<void> {
     await creator.stop();
     await seedSql(pg.uri, SQL_DATASET);
     await client.connect();
-    const tagIds = (await client.query<{ id: number }>(`INSERT INTO tags (name, created_at, updated_at) SELECT 'peer-' || i, now(), now() FROM generate_series(1, 125) i RETURNING id`)).rows.map((r) => r.id);
+    const tagIds = (await client.query<{ id: number }>(`INSERT INTO tags (name, created_at, updated_at) SELECT 'peer-' || i, now(), now() FROM generate_series(1, 1250) i RETURNING id`)).rows.map((r) => r.id);
     const reads: { request: string; figures: Map<string, LoadFigures>; ceiling: number | null }[] = [];
     const writes: { request: string; figures: Map<string, number> }[] = [];
     const scripts = await ceilingScripts(client);
@@ -247,19 +247,37 @@ async function main(): Promise<void> {
 
       log('sync of 100 tags');
       let serial = 0;
-      const freshProduct = async (): Promise<number> => {
+      const freshProduct = async (linked = tagIds.slice(0, 75)): Promise<number> => {
         serial += 1;
         const { rows } = await client.query<{ id: number }>(`INSERT INTO products (name, sku, price, stock, status, featured, created_at, updated_at) VALUES ('Sync', $1, 1, 0, 'active', false, now(), now()) RETURNING id`, [`SYNC-${Date.now()}-${serial}`]);
-        await client.query('INSERT INTO product_tag (product_id, tag_id, position) SELECT $1, unnest($2::int[]), 1', [rows[0].id, tagIds.slice(0, 75)]);
+        await client.query('INSERT INTO product_tag (product_id, tag_id, position) SELECT $1, unnest($2::int[]), 1', [rows[0].id, linked]);
         return rows[0].id;
       };
-      const wanted = { tags: tagIds.slice(25).map((tag_id) => ({ tag_id, position: 1 })) };
+      const wanted = { tags: tagIds.slice(25, 125).map((tag_id) => ({ tag_id, position: 1 })) };
       const synced = (a: Record<string, unknown[]>) => a.attached?.length === 50 && a.detached?.length === 25;
       writes.push({
         request: 'sync of 100 tags (50 kept, 50 new, 25 removed)',
         figures: await timeSides({
           library: async () => send('POST', `${library}/api/v1/products/${await freshProduct()}/tags/attach?_scenario=sync`, wanted, synced),
           'hand-written pg': async () => send('POST', `${baseline}/products/${await freshProduct()}/tags/sync`, wanted, synced),
+        }),
+      });
+
+      log('sync of 1,000 ids');
+      const wantedMany = { tags: tagIds.slice(250).map((tag_id) => ({ tag_id, position: 1 })) };
+      const syncedMany = (a: Record<string, unknown[]>) => a.attached?.length === 500 && a.detached?.length === 250;
+      // each side's products (750 links each) made before, untimed: their setup would be half the time measured
+      const made = async (): Promise<number[]> => {
+        const ids: number[] = [];
+        for (let i = 0; i < WRITE_REPS + WRITE_WARMUPS; i += 1) ids.push(await freshProduct(tagIds.slice(0, 750)));
+        return ids;
+      };
+      const [forLibrary, forBaseline] = [await made(), await made()];
+      writes.push({
+        request: 'sync of 1,000 ids (500 kept, 500 new, 250 removed)',
+        figures: await timeSides({
+          library: () => send('POST', `${library}/api/v1/products/${forLibrary.pop()}/tags/attach?_scenario=sync`, wantedMany, syncedMany),
+          'hand-written pg': () => send('POST', `${baseline}/products/${forBaseline.pop()}/tags/sync`, wantedMany, syncedMany),
         }),
       });
     } finally {

@@ -1,8 +1,9 @@
-import type { ClientSession, Db, Document } from 'mongodb';
+import type { AnyBulkWriteOperation, ClientSession, Db, Document } from 'mongodb';
 import { DriverFailure, type PivotCapability, type PivotRow, type Transaction } from '../../lib/driver';
 import { relationOf } from '../../lib/resource/model-lookup';
 import type { Catalog, PivotInfo } from '../../lib/resource/model-info';
 import { toObjectId } from './compile-context';
+import { pivotDiff } from '../../lib/driver/pivot-diff';
 import { lockKey, lockRecords } from './reference-locks';
 import { outputValue } from './serialize';
 
@@ -15,26 +16,23 @@ export interface PivotContext {
   options(tx: Transaction | undefined): { session?: ClientSession };
 }
 
-/** Many-to-many pivot documents: one command per call (detach: one find and one delete). */
+/** Many-to-many pivot documents: one command per call (detach: one find and one delete; link: one read and one bulkWrite). */
 export function createPivots(ctx: PivotContext): PivotCapability {
   const pivotOf = (model: string, relation: string): PivotInfo => {
     const pivot = relationOf(ctx.catalog().model(model), relation).pivot;
     if (!pivot) throw new Error(`${model}.${relation} has no pivot`);
     return pivot;
   };
-  return {
-  read: async (model, relation, parentId, relatedIds, tx) => {
+  const read: PivotCapability['read'] = async (model, relation, parentId, relatedIds, tx) => {
     const pivot = pivotOf(model, relation);
     const filter: Document = { [pivot.parentKey]: toObjectId(String(parentId)) };
     if (relatedIds) filter[pivot.relatedKey] = { $in: relatedIds.map((id) => toObjectId(String(id))) };
     const docs = await ctx.db().collection(pivot.table).find(filter, { ...ctx.options(tx), sort: { [pivot.relatedKey]: 1 } }).toArray();
     return docs.map((doc) => pivotRow(pivot, doc));
-  },
-  attach: async (model, relation, rows, tx) => {
-    if (rows.length === 0) return [];
+  };
+  /** Both sides of new links are referenced: locked (a concurrent delete of either conflicts, as with foreign keys), then checked to exist. */
+  const referencesExist = async (model: string, relation: string, rows: PivotRow[], tx: Transaction): Promise<void> => {
     const pivot = pivotOf(model, relation);
-    const docs = rows.map((r) => ({ [pivot.parentKey]: toObjectId(String(r.parentId)), [pivot.relatedKey]: toObjectId(String(r.relatedId)), ...Object.fromEntries(pivot.columns.map((c) => [c, r.values[c] ?? null])) }));
-    // both sides are referenced: a concurrent delete of either conflicts, as with foreign keys
     const target = relationOf(ctx.catalog().model(model), relation).target;
     await lockRecords(ctx.db(), ctx.session(tx), [...new Set(rows.map((r) => lockKey(model, r.parentId))), ...rows.map((r) => lockKey(target, r.relatedId))]);
     for (const [side, ids] of [[model, rows.map((r) => r.parentId)], [target, rows.map((r) => r.relatedId)]] as const) {
@@ -42,8 +40,31 @@ export function createPivots(ctx: PivotContext): PivotCapability {
       const found = await ctx.db().collection(ctx.collection(side)).countDocuments({ _id: { $in: wanted.map(toObjectId) } } as Document, { session: ctx.session(tx) });
       if (found < wanted.length) throw new DriverFailure({ type: 'foreign_key_violation', field: side === model ? pivot.parentKey : pivot.relatedKey });
     }
-    await ctx.db().collection(pivot.table).insertMany(docs, { session: ctx.session(tx), ordered: true });
+  };
+  return {
+  read,
+  attach: async (model, relation, rows, tx) => {
+    if (rows.length === 0) return [];
+    const pivot = pivotOf(model, relation);
+    await referencesExist(model, relation, rows, tx);
+    await ctx.db().collection(pivot.table).insertMany(rows.map((r) => pivotDoc(pivot, r)), { session: ctx.session(tx), ordered: true });
     return rows.map((r) => String(outputValue(toObjectId(String(r.relatedId)))));
+  },
+  link: async (model, relation, parentId, wanted, mode, tx) => {
+    // one read of the links, then every change in ONE ordered bulkWrite (deleteMany, updateOne per
+    // changed pivot, insertOne per new link), after the attach's reference locks and checks
+    const pivot = pivotOf(model, relation);
+    const current = await read(model, relation, parentId, mode === 'sync' ? null : wanted.map((w) => w.id), tx);
+    const { attach, detach, update } = pivotDiff(mode, wanted, current);
+    const rows = attach.map((w) => ({ parentId, relatedId: w.id, values: w.values }));
+    if (rows.length > 0) await referencesExist(model, relation, rows, tx);
+    const parent = toObjectId(String(parentId));
+    const ops: AnyBulkWriteOperation[] = [];
+    if (detach.length > 0) ops.push({ deleteMany: { filter: { [pivot.parentKey]: parent, [pivot.relatedKey]: { $in: detach.map((id) => toObjectId(String(id))) } } } });
+    for (const w of update) if (Object.keys(w.values).length > 0) ops.push({ updateOne: { filter: { [pivot.parentKey]: parent, [pivot.relatedKey]: toObjectId(String(w.id)) }, update: { $set: w.values } } });
+    for (const r of rows) ops.push({ insertOne: { document: pivotDoc(pivot, r) } });
+    if (ops.length > 0) await ctx.db().collection(pivot.table).bulkWrite(ops, { session: ctx.session(tx), ordered: true });
+    return { attached: attach.map((w) => w.id), detached: detach, updated: update.map((w) => w.id) };
   },
   lock: async (model, relation, parentId, tx) => {
     // one lock document per (pivot collection, parent): two transactions changing the same links conflict
@@ -72,6 +93,10 @@ export function createPivots(ctx: PivotContext): PivotCapability {
     if (ops.length > 0) await ctx.db().collection(pivot.table).bulkWrite(ops, { session: ctx.session(tx), ordered: true });
   },
 };
+}
+
+function pivotDoc(pivot: PivotInfo, r: PivotRow): Document {
+  return { [pivot.parentKey]: toObjectId(String(r.parentId)), [pivot.relatedKey]: toObjectId(String(r.relatedId)), ...Object.fromEntries(pivot.columns.map((c) => [c, r.values[c] ?? null])) };
 }
 
 function pivotRow(pivot: PivotInfo, doc: Document): PivotRow {

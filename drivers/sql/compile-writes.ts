@@ -84,9 +84,14 @@ export function compileUpdate(info: StorageInfo, key: string, items: { id: unkno
   const managed = MANAGED(info, key);
   const fields = [...new Set(items.flatMap((i) => Object.keys(i.changes)))].filter((f) => f in info.columns && !managed.has(f));
   const table = tableSql(info);
+  // every item changes the same fields (a batch's usual case): one typed recordset and plain SETs,
+  // no per-item record nor CASE on which keys it sent
+  const uniform = items.every((i) => fields.every((f) => Object.prototype.hasOwnProperty.call(i.changes, f)));
+  const value = (col: string) => (uniform ? `"u".${col}` : `("u"."r").${col}`);
+  const sent = (f: string) => (uniform ? '' : `jsonb_exists("u"."j", ${quoteLiteral(columnOf(info, f))}) AND `);
   const sets = fields.map((f) => {
     const col = quoteIdent(columnOf(info, f));
-    return `${col} = CASE WHEN jsonb_exists("u"."j", ${quoteLiteral(columnOf(info, f))}) THEN ("u"."r").${col} ELSE "t".${col} END`;
+    return uniform ? `${col} = "u".${col}` : `${col} = CASE WHEN jsonb_exists("u"."j", ${quoteLiteral(columnOf(info, f))}) THEN ("u"."r").${col} ELSE "t".${col} END`;
   });
   if (info.updatedAt) {
     // decision 67 (an ORM's dirty check): updated_at moves only when a sent value differs from the
@@ -94,7 +99,7 @@ export function compileUpdate(info: StorageInfo, key: string, items: { id: unkno
     const stamp = quoteIdent(columnOf(info, info.updatedAt));
     const differs = fields.map((f) => {
       const col = quoteIdent(columnOf(info, f));
-      return `(jsonb_exists("u"."j", ${quoteLiteral(columnOf(info, f))}) AND to_jsonb(("u"."r").${col}) IS DISTINCT FROM to_jsonb("t".${col}))`;
+      return `(${sent(f)}to_jsonb(${value(col)}) IS DISTINCT FROM to_jsonb("t".${col}))`;
     });
     sets.push(differs.length === 0 ? `${stamp} = "t".${stamp}` : `${stamp} = CASE WHEN ${differs.join(' OR ')} THEN date_trunc('milliseconds', now()) ELSE "t".${stamp} END`);
   }
@@ -108,10 +113,12 @@ export function compileUpdate(info: StorageInfo, key: string, items: { id: unkno
       return out;
     }),
   );
+  const source = uniform
+    ? `jsonb_populate_recordset(NULL::${table}, $1::jsonb) AS "u"`
+    : `(SELECT "e"."j", jsonb_populate_record(NULL::${table}, "e"."j") AS "r" FROM jsonb_array_elements($1::jsonb) AS "e"("j")) AS "u"`;
   return {
     sql:
-      `UPDATE ${table} AS "t" SET ${sets.join(', ')} FROM (SELECT "e"."j", jsonb_populate_record(NULL::${table}, "e"."j") AS "r" ` +
-      `FROM jsonb_array_elements($1::jsonb) AS "e"("j")) AS "u" WHERE "t".${keyCol} = ("u"."r").${keyCol}` +
+      `UPDATE ${table} AS "t" SET ${sets.join(', ')} FROM ${source} WHERE "t".${keyCol} = ${value(keyCol)}` +
       (guard ? ` AND "t".${quoteIdent(columnOf(info, guard.field))} IS ${guard.isNull ? '' : 'NOT '}NULL` : '') +
       ` RETURNING ${returned.map((f) => `"t".${quoteIdent(columnOf(info, f))} AS ${quoteIdent(f)}`).join(', ')}`,
     bind: [json],

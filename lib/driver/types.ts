@@ -69,6 +69,16 @@ export interface PivotRow {
   values: Record<string, unknown>;
 }
 
+/** What a set-based link write does: attach the new ids, sync the set (detach the others, update changed values), or toggle. */
+export type PivotLinkMode = 'attach' | 'sync' | 'toggle';
+
+/** The related ids a link write changed, in the relation routes' answer order. */
+export interface PivotLinkOutcome {
+  attached: Id[];
+  detached: Id[];
+  updated: Id[];
+}
+
 /**
  * Many-to-many pivot reads and writes (capability): each call is ONE statement / operation
  * whatever the number of ids. `relation` is a belongsToMany relation of `model`.
@@ -92,6 +102,12 @@ export interface PivotCapability {
    * and reads what the other committed): a sync reads the set it replaces.
    */
   lock?(model: string, relation: string, parentId: Id, tx: Transaction): Promise<void>;
+  /**
+   * Optional: an attach, sync or toggle of one parent's links (`wanted`: distinct ids, each with its
+   * allowed pivot values) as one set-based write, after `lock` in the same transaction; without it
+   * the relation routes read the links and call detach, update and attach.
+   */
+  link?(model: string, relation: string, parentId: Id, wanted: Array<{ id: Id; values: Record<string, unknown> }>, mode: PivotLinkMode, tx: Transaction): Promise<PivotLinkOutcome>;
 }
 
 /** Rows of a list query as a stream from a database cursor (capability: exports). */

@@ -7,7 +7,7 @@ import { readPivotInput, readPivotObject, type PivotEntry } from '../service/piv
 import type { ParentRef } from './relation-base';
 import type { PartialSuccess } from './relation-errors';
 import { RelationRecords } from './relation-records';
-import { pivotDiff, type PivotScenario, type WantedLink } from './sync-diff';
+import { pivotDiff, type PivotScenario, type WantedLink } from '../driver/pivot-diff';
 
 export type { ParentRef } from './relation-base';
 
@@ -34,6 +34,8 @@ export class RelationService extends RelationRecords {
     // one writer of this parent's links at a time (the driver's lock), so what is read here is the
     // set this request changes; the report comes from what the database says it changed
     const outcome = await this.pivotTransaction(parentId, async (tx) => {
+      // set-based when the driver can (one statement on PostgreSQL): same answer, no per-id work here
+      if (this.pivots.link) return this.pivots.link(this.parent.name, name, parentId, wanted, scenario === 'bulk_attach' ? 'attach' : scenario, tx);
       const current = await this.pivotsRead(parentId, scenario === 'sync' ? null : wanted.map((w) => w.id), tx);
       const diff = pivotDiff(scenario, wanted, current);
       const detached = await this.detachIds(parentId, diff.detach, tx);

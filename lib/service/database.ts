@@ -131,7 +131,7 @@ export class Database {
   }
 
   /** Pivot rows of one parent, through the door like every other read and write. */
-  get pivots(): Required<PivotCapability> {
+  get pivots(): PivotCapability & Required<Pick<PivotCapability, 'lock'>> {
     const pivots = (): PivotCapability => {
       if (!this.driver.pivots) throw new Error(`the ${this.driver.kind} driver cannot write pivot rows`);
       return this.driver.pivots;
@@ -143,6 +143,7 @@ export class Database {
       detach: (...args: Parameters<PivotCapability['detach']>) => pivots().detach(...args),
       update: (...args: Parameters<PivotCapability['update']>) => pivots().update(...args),
       lock: (model: string, relation: string, parentId: Id, tx: Transaction) => pivots().lock?.(model, relation, parentId, tx) ?? Promise.resolve(),
+      link: this.driver.pivots?.link ? (...args: Parameters<NonNullable<PivotCapability['link']>>) => pivots().link!(...args) : undefined,
     };
   }
 

@@ -33,6 +33,17 @@ describe('sql compiler: writes', () => {
     expect(s.prepare).to.equal(true);
   });
 
+  it('update of items that all change the same fields: one typed recordset, plain SETs (issue 36)', () => {
+    const s = compileUpdate(products, 'id', [{ id: 1, changes: { price: 5, note: 'a' } }, { id: 2, changes: { price: 6, note: null } }]);
+    expect(s.sql).to.equal(
+      'UPDATE "products" AS "t" SET "price" = "u"."price", "no""te" = "u"."no""te", ' +
+        '"updated_at" = CASE WHEN (to_jsonb("u"."price") IS DISTINCT FROM to_jsonb("t"."price")) OR (to_jsonb("u"."no""te") IS DISTINCT FROM to_jsonb("t"."no""te")) ' +
+        'THEN date_trunc(\'milliseconds\', now()) ELSE "t"."updated_at" END ' +
+        'FROM jsonb_populate_recordset(NULL::"products", $1::jsonb) AS "u" WHERE "t"."id" = "u"."id" RETURNING "t"."id" AS "id"',
+    );
+    expect(JSON.parse(s.bind[0] as string)).to.deep.equal([{ id: 1, price: 5, 'no"te': 'a' }, { id: 2, price: 6, 'no"te': null }]);
+  });
+
   it('delete and existence checks take the ids as one array parameter', () => {
     expect(compileDelete(products, 'id', [1, 2])).to.deep.equal({ sql: 'DELETE FROM "products" WHERE "id" = ANY($1) RETURNING "id" AS "id"', bind: [[1, 2]] });
     expect(compileExistingIds(products, 'id', [3])).to.deep.equal({ sql: 'SELECT "id" AS "id" FROM "products" WHERE "id" = ANY($1)', bind: [[3]] });

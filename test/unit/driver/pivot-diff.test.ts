@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import type { Id, PivotRow } from '../../../lib/driver';
-import { pivotDiff, type PivotDiff, type PivotScenario, type WantedLink } from '../../../lib/relations/sync-diff';
+import { pivotDiff, type PivotDiff, type PivotScenario, type WantedLink } from '../../../lib/driver/pivot-diff';
 
 /**
  * The pure pivot diff of attach / bulk_attach / sync / toggle (decision 32), table-driven: what is
@@ -98,11 +98,11 @@ const cases: Case[] = [
   { title: 'hex ids: present ones detached, missing ones attached', scenario: 'toggle', wanted: [want(A), want(C)], current: [row(A), row(B)], expected: { attach: [want(C)], detach: [A], update: [] } },
   { title: 'a link not wanted is left alone', scenario: 'toggle', wanted: [want(3)], current: [row(1), row(2)], expected: { attach: [want(3)], detach: [], update: [] } },
   { title: 'pivot values never cause an update', scenario: 'toggle', wanted: [want(1, { position: 9 })], current: [row(1, { position: 1 })], expected: { attach: [], detach: [1], update: [] } },
-  { title: 'a wanted id given as text detaches a linked integer (answers the wanted id)', scenario: 'toggle', wanted: [want('2')], current: [row(2)], expected: { attach: [], detach: ['2'], update: [] } },
+  { title: 'a wanted id given as text detaches a linked integer (answers the linked id, as a sync does)', scenario: 'toggle', wanted: [want('2')], current: [row(2)], expected: { attach: [], detach: [2], update: [] } },
   { title: 'everything wanted is linked: all detached', scenario: 'toggle', wanted: [want(A), want(B)], current: [row(A), row(B)], expected: { attach: [], detach: [A, B], update: [] } },
 ];
 
-describe('pivotDiff (relations/sync-diff)', () => {
+describe('pivotDiff (driver/pivot-diff)', () => {
   for (const c of cases) {
     it(`${c.scenario}: ${c.title}`, () => {
       expect(pivotDiff(c.scenario, c.wanted, c.current)).to.deep.equal(c.expected);
