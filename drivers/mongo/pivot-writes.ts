@@ -47,8 +47,19 @@ export function createPivots(ctx: PivotContext): PivotCapability {
     if (rows.length === 0) return [];
     const pivot = pivotOf(model, relation);
     await referencesExist(model, relation, rows, tx);
-    await ctx.db().collection(pivot.table).insertMany(rows.map((r) => pivotDoc(pivot, r)), { session: ctx.session(tx), ordered: true });
-    return rows.map((r) => String(outputValue(toObjectId(String(r.relatedId)))));
+    // a pair already linked is left as it is (the contract): one upsert per distinct pair, in ONE
+    // bulkWrite; the upserted ones are what this call inserted (the records' locks keep it race-free)
+    const pairs = [...new Map(rows.map((r) => [`${String(r.parentId).toLowerCase()}:${String(r.relatedId).toLowerCase()}`, r])).values()];
+    const result = await ctx.db().collection(pivot.table).bulkWrite(
+      pairs.map((r) => {
+        const { [pivot.parentKey]: parent, [pivot.relatedKey]: related, ...values } = pivotDoc(pivot, r);
+        // an operator needs a field: without pivot columns it sets the related key, as the insert does
+        const insert = Object.keys(values).length > 0 ? values : { [pivot.relatedKey]: related };
+        return { updateOne: { filter: { [pivot.parentKey]: parent, [pivot.relatedKey]: related }, update: { $setOnInsert: insert }, upsert: true } };
+      }),
+      { session: ctx.session(tx), ordered: true },
+    );
+    return Object.keys(result.upsertedIds).map((i) => String(outputValue(toObjectId(String(pairs[Number(i)].relatedId)))));
   },
   link: async (model, relation, parentId, wanted, mode, tx) => {
     // one read of the links, then every change in ONE ordered bulkWrite (deleteMany, updateOne per

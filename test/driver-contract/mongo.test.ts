@@ -152,6 +152,7 @@ const conformance: Conformance = {
     'existingIds',
     'transaction: rollback leaves nothing',
     'transaction: reads inside see the uncommitted writes',
+    'pivots: attach is idempotent and answers what it inserted',
     'pivots: read',
     'pivots: detach',
     'pivots: update',
@@ -160,10 +161,7 @@ const conformance: Conformance = {
     'streams: every row of a query',
   ],
   skipped: {},
-  knownFailures: {
-    'pivots: attach is idempotent and answers what it inserted':
-      'drivers/mongo/pivot-writes.ts attach insertMany()s every pair asked, so a pair already linked gets a second pivot document, and answers every asked id instead of those it inserted',
-  },
+  knownFailures: {},
 };
 
 runDriverContract('mongo (MongoDB)', factory, conformance);
