@@ -83,11 +83,11 @@ export class ReadCache {
     const methods = own?.cacheableMethods ?? this.settings.cacheableMethods;
     if (!methods.includes(read.method)) return off(run);
     const ttl = this.ttlOf(input, read, own);
-    if (this.bypassed(input)) return this.reply(await this.fill(null, run, 0), input, 'bypass');
+    if (this.bypassed(input)) return this.reply(await this.fill(null, run, 0), 'bypass');
 
     const models = modelsRead(read.query, this.targetOf);
     const versions = await this.guard(() => this.store.versions([epochKey(this.settings.prefix), ...models.map((m) => versionKey(this.settings.prefix, m))]), null);
-    if (!versions) return this.reply(await this.fill(null, run, 0), input, 'miss');
+    if (!versions) return this.reply(await this.fill(null, run, 0), 'miss');
     const vary = own?.varyHeaders ?? this.settings.varyHeaders;
     const key = entryKey(this.settings.prefix, {
       op: read.method,
@@ -105,13 +105,13 @@ export class ReadCache {
       versions: Object.fromEntries(models.map((m, i) => [m, versions[i + 1]])),
     });
     const cached = await this.guard(() => this.store.get(key), null);
-    if (cached) return this.reply(cached, input, 'hit');
+    if (cached) return this.reply(cached, 'hit');
     let pending = this.inflight.get(key);
     if (!pending) {
       pending = this.fill(key, run, ttl).finally(() => this.inflight.delete(key));
       this.inflight.set(key, pending);
     }
-    return this.reply(await pending, input, 'miss');
+    return this.reply(await pending, 'miss');
   }
 
   /** Bumps the versions of every model a committed write touched. */
@@ -142,7 +142,7 @@ export class ReadCache {
     return entry;
   }
 
-  private reply(entry: CacheEntry, _input: CacheRequest, state: 'hit' | 'miss' | 'bypass'): CacheOutcome {
+  private reply(entry: CacheEntry, state: 'hit' | 'miss' | 'bypass'): CacheOutcome {
     return { state, body: entry.body, etag: entry.etag };
   }
 

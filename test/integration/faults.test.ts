@@ -9,6 +9,7 @@ import { createExampleApp, type ExampleApp } from '../../example-app/app';
 import { freePort } from '../../lib/testing/free-port';
 import { startCluster, type Cluster } from '../../lib/testing/postgres-cluster';
 import { startMongo } from '../../lib/testing/start-mongo';
+import { apiCall, type ApiAnswer } from '../support/api-call';
 
 /**
  * Issue 35: a database outage is a 503 (with Retry-After, in the error shape), answered within
@@ -20,27 +21,9 @@ import { startMongo } from '../../lib/testing/start-mongo';
 const DEADLINE_MS = 1000;
 /** What the answer may take beyond the deadline on a loaded 2-core machine. */
 const SLACK_MS = 700;
-const API = '/api/v1';
 
-interface Answer {
-  status: number;
-  body: { type?: string; status?: number; message?: string };
-  retryAfter: string | null;
-  ms: number;
-}
-
-async function call(base: string, method: string, path: string, token: string, body?: object): Promise<Answer> {
-  const started = Date.now();
-  const res = await fetch(`${base}${API}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json' } : {}) },
-    body: body ? JSON.stringify(body) : undefined,
-    // a hanging request fails the test instead of holding it
-    signal: AbortSignal.timeout(15_000),
-  });
-  const text = await res.text();
-  return { status: res.status, body: text ? (JSON.parse(text) as Answer['body']) : {}, retryAfter: res.headers.get('retry-after'), ms: Date.now() - started };
-}
+type Answer = ApiAnswer<{ type?: string; status?: number; message?: string }>;
+const call = (base: string, method: string, path: string, token: string, body?: object): Promise<Answer> => apiCall(base, method, path, token, body);
 
 function expectUnavailable(answer: Answer, what: string, types: string[] = ['connection_error', 'timeout']): void {
   expect(answer.status, `${what}: ${JSON.stringify(answer.body)}`).to.equal(503);

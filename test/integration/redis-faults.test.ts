@@ -5,6 +5,7 @@ import { createConnection, type AddressInfo } from 'node:net';
 import { createExampleApp, type ExampleApp } from '../../example-app/app';
 import { freePort } from '../../lib/testing/free-port';
 import { sharedPostgres } from '../support/databases';
+import { apiCall, type ApiAnswer } from '../support/api-call';
 
 /**
  * Issue 35: the Redis of the read cache stalled (SIGSTOP) or gone (SIGKILL): reads and writes go
@@ -13,26 +14,9 @@ import { sharedPostgres } from '../support/databases';
  * 5xx, and the cache comes back by itself.
  */
 
-const API = '/api/v1';
 
-interface Answer {
-  status: number;
-  body: Record<string, unknown>;
-  cache: string | null;
-  ms: number;
-}
-
-async function call(base: string, method: string, path: string, token: string, body?: object): Promise<Answer> {
-  const started = Date.now();
-  const res = await fetch(`${base}${API}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json' } : {}) },
-    body: body ? JSON.stringify(body) : undefined,
-    signal: AbortSignal.timeout(15_000),
-  });
-  const text = await res.text();
-  return { status: res.status, body: text ? (JSON.parse(text) as Record<string, unknown>) : {}, cache: res.headers.get('x-cache'), ms: Date.now() - started };
-}
+type Answer = ApiAnswer<Record<string, unknown>>;
+const call = (base: string, method: string, path: string, token: string, body?: object): Promise<Answer> => apiCall(base, method, path, token, body);
 
 function listening(port: number): Promise<boolean> {
   return new Promise((resolve) => {

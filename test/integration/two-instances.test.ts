@@ -5,6 +5,7 @@ import { createExampleApp, type ExampleApp } from '../../example-app/app';
 import { startMongo, type MongoHandle } from '../../lib/testing/start-mongo';
 import { freshPostgresDatabase } from '../support/databases';
 import { haveRedisServer, startRedisProcess, type RedisProcess } from '../support/redis-process';
+import { apiCall, type ApiAnswer } from '../support/api-call';
 
 /**
  * Issue 35: two example apps on one database (one PostgreSQL; on MongoDB one emulator server
@@ -15,29 +16,11 @@ import { haveRedisServer, startRedisProcess, type RedisProcess } from '../suppor
  * changes-two-instances.test.ts.
  */
 
-const API = '/api/v1';
 /** An answer while Redis is stalled: the cache's own bound (250 ms) plus a loaded machine. */
 const QUICK_MS = 1500;
 
-interface Answer {
-  status: number;
-  body: Record<string, unknown>;
-  cache: string | null;
-  ms: number;
-}
-
-async function call(base: string, method: string, path: string, token: string, body?: object): Promise<Answer> {
-  const started = Date.now();
-  const res = await fetch(`${base}${API}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json' } : {}) },
-    body: body ? JSON.stringify(body) : undefined,
-    // a hanging request fails the test instead of holding it
-    signal: AbortSignal.timeout(15_000),
-  });
-  const text = await res.text();
-  return { status: res.status, body: text ? (JSON.parse(text) as Record<string, unknown>) : {}, cache: res.headers.get('x-cache'), ms: Date.now() - started };
-}
+type Answer = ApiAnswer<Record<string, unknown>>;
+const call = (base: string, method: string, path: string, token: string, body?: object): Promise<Answer> => apiCall(base, method, path, token, body);
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
