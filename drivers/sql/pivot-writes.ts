@@ -1,4 +1,4 @@
-import type { Transaction as SequelizeTransaction } from 'sequelize';
+import type { TxTarget } from './run-statement';
 import type { PivotCapability, PivotLinkOutcome, PivotRow, Transaction } from '../../lib/driver';
 import { relationOf } from '../../lib/resource/model-lookup';
 import type { Catalog, PivotInfo } from '../../lib/resource/model-info';
@@ -11,7 +11,7 @@ import { lockOrRetry, type RunStatement } from './advisory-locks';
 export interface PivotContext {
   catalog(): Catalog;
   run: RunStatement;
-  tx(tx: Transaction | undefined): SequelizeTransaction | undefined;
+  tx(tx: Transaction | undefined): TxTarget | undefined;
 }
 
 /** Many-to-many pivot rows: one statement per call (compile-pivots.ts, compile-pivot-sync.ts). */

@@ -6,9 +6,8 @@ import type { Catalog } from '../../lib/resource/model-info';
 import { compileJson, type CompiledJson, type JsonHeadCache, type NativeTypes } from './compile-json';
 import { attributesOf } from './describe-model';
 import type { ModelMap } from './model-map';
-import { withLease, type Target } from './run-statement';
+import { withLease, type Target, type TxTarget } from './run-statement';
 import type { SqlStatement } from './sql-builder';
-import type { Transaction as SequelizeTransaction } from 'sequelize';
 
 /** What a JSON read needs of the SQL driver. */
 export interface JsonReadContext {
@@ -42,7 +41,7 @@ export function planJson(c: Pick<JsonReadContext, 'catalog' | 'tables' | 'models
  * Runs a planned JSON read as `list` runs its page: on the transaction's connection or a leased
  * one, once more on a fresh connection when the first was lost.
  */
-export async function runJson(c: JsonReadContext, compiled: CompiledJson, t: SequelizeTransaction | undefined): Promise<JsonRows> {
+export async function runJson(c: JsonReadContext, compiled: CompiledJson, t: TxTarget | undefined): Promise<JsonRows> {
   const { statement, counted, cursor } = compiled;
   const once = async (target: Target): Promise<JsonRows> => {
     const row = (await c.run(statement, target))[0] ?? {};

@@ -1,17 +1,19 @@
 import { Query } from 'pg';
-import type { Sequelize, Transaction as SequelizeTransaction } from 'sequelize';
+import type { Sequelize } from 'sequelize';
 import type { SqlStatement } from './sql-builder';
 
 type Rows = Record<string, unknown>[];
 
 /** What the library uses of the `pg` client Sequelize's pool lends. */
-interface PgClient {
-  query(query: Query): unknown;
+export interface PgClient {
+  query(query: object): unknown; // a pg Query (not named here: the published types must not need @types/pg)
   _invalid?: boolean;
+  /** pg 8.23's pipeline mode: each query is written at once, without waiting for the previous answer. */
+  pipeline?: boolean;
 }
 
 interface ConnectionManager {
-  getConnection(options: { type: string }): Promise<PgClient>;
+  getConnection(options: { type?: string }): Promise<PgClient>;
   releaseConnection(client: PgClient): Promise<void> | void;
 }
 
@@ -25,14 +27,27 @@ export interface Lease {
   readonly lease: PgClient;
 }
 
-/** Where a statement runs: a transaction's connection, a read's leased one, or any from the pool. */
-export type Target = SequelizeTransaction | Lease | undefined;
+/**
+ * A transaction this driver runs on one pool connection (sql-transaction.ts). Its BEGIN is not a
+ * round trip of its own: it is written with the transaction's first statement (`begin` holds it
+ * until then), and a transaction that runs no statement sends neither BEGIN nor COMMIT.
+ */
+export interface TxTarget extends Lease {
+  readonly id: string;
+  /** The BEGIN statement still to send before the first statement; null once sent. */
+  begin: string | null;
+  /** `next`: COMMIT goes out behind the next statement (Transaction.endsWithNext); `sent`: it went. */
+  end: 'open' | 'next' | 'sent';
+}
 
-function managerOf(sequelize: Sequelize): ConnectionManager {
+/** Where a statement runs: a transaction's connection, a read's leased one, or any from the pool. */
+export type Target = TxTarget | Lease | undefined;
+
+export function managerOf(sequelize: Sequelize): ConnectionManager {
   return (sequelize as unknown as { connectionManager: ConnectionManager }).connectionManager;
 }
 
-function retireIfBroken(client: PgClient, error: unknown): void {
+export function retireIfBroken(client: PgClient, error: unknown): void {
   if (BROKEN.test(String((error as { message?: unknown }).message ?? '')) || CLOSED.has(String((error as { code?: unknown }).code))) client._invalid = true;
 }
 
@@ -112,11 +127,50 @@ function submit(client: PgClient, statement: SqlStatement, name?: string): Promi
   });
 }
 
-export async function runStatement(sequelize: Sequelize, statement: SqlStatement, target: Target): Promise<Rows> {
+/** Sequelize's `logging` option sees every statement, as it would its own. */
+export function logStatement(sequelize: Sequelize, sql: string, target: Target): void {
   const logging = (sequelize as unknown as { options: { logging?: unknown } }).options.logging;
-  const t = target && !('lease' in target) ? target : undefined;
-  if (typeof logging === 'function') (logging as (sql: string) => void)(`Executing (${t ? (t as unknown as { id: string }).id : 'default'}): ${statement.sql}`);
-  if (target && 'lease' in target) return (await send(target.lease, statement)).rows;
-  if (t) return (await send((t as unknown as { connection: PgClient }).connection, statement)).rows;
+  if (typeof logging === 'function') (logging as (sql: string) => void)(`Executing (${target && 'id' in target ? target.id : 'default'}): ${sql}`);
+}
+
+/**
+ * A transaction's statement with what goes out on the same write (the connection is pipelined):
+ * its BEGIN when it is the first, its COMMIT when it is the last (PostgreSQL answers a COMMIT
+ * after a failed statement with a rollback). Every answer is awaited; the statement's error wins.
+ */
+async function runInPipeline(sequelize: Sequelize, statement: SqlStatement, t: TxTarget): Promise<Rows> {
+  const text = (sql: string): Promise<unknown> => {
+    logStatement(sequelize, sql, t);
+    const answer = sendText(t.lease, sql);
+    answer.catch(() => undefined); // awaited below, after the statement's own answer
+    return answer;
+  };
+  const begun = t.begin === null ? null : text(t.begin);
+  t.begin = null;
+  logStatement(sequelize, statement.sql, t);
+  const answer = send(t.lease, statement);
+  answer.catch(() => undefined);
+  const committed = t.end === 'next' ? text('COMMIT') : null;
+  if (committed) t.end = 'sent';
+  try {
+    const { rows } = await answer;
+    await begun;
+    await committed;
+    return rows;
+  } finally {
+    // whatever failed, nothing of this write is left in flight on the connection
+    await Promise.allSettled([begun, committed]);
+  }
+}
+
+/** A statement without parameters (BEGIN, COMMIT, ROLLBACK). */
+export function sendText(client: PgClient, sql: string): Promise<{ rows: Rows }> {
+  return submit(client, { sql, bind: [] });
+}
+
+export async function runStatement(sequelize: Sequelize, statement: SqlStatement, target: Target): Promise<Rows> {
+  if (target && 'begin' in target && (target.begin !== null || target.end === 'next')) return runInPipeline(sequelize, statement, target);
+  logStatement(sequelize, statement.sql, target);
+  if (target) return (await send(target.lease, statement)).rows;
   return withLease(sequelize, async ({ lease }) => (await send(lease, statement)).rows);
 }

@@ -1,4 +1,4 @@
-import { Utils, type Model, type ModelStatic, type Sequelize, type Transaction as SequelizeTransaction } from 'sequelize';
+import { Utils, type Model, type ModelStatic, type Sequelize } from 'sequelize';
 import { DriverFailure, type DatabaseErrorInfo, type DescribedModel, type Driver, type Id, type ListResult, type PivotCapability, type Row, type Transaction, type UpdateGuard, type UpdateItem } from '../../lib/driver';
 import { createPivots } from './pivot-writes';
 import { lockOrRetry } from './advisory-locks';
@@ -18,7 +18,8 @@ import { attributesOf, describeSequelizeModel } from './describe-model';
 import type { SqlStatement } from './sql-builder';
 import type { StorageInfo } from './model-map';
 import { translateSqlError } from './translate-error';
-import { runStatement, withLease, type Target } from './run-statement';
+import { runStatement, withLease, type Target, type TxTarget } from './run-statement';
+import { inTransaction } from './sql-transaction';
 import { attachJoins, attachRest, loadJoinedRelations, loadRelations, shapeRow, type LoadBudget, type LoadContext } from './load-relations';
 import type { HiddenFields, JsonPlan, JsonReadOptions, JsonReads, JsonRows } from '../../lib/driver/json-read';
 import { JsonHeadCache, type CompiledJson } from './compile-json';
@@ -26,7 +27,7 @@ import { planJson, runJson } from './read-json';
 
 export interface SqlTransaction extends Transaction {
   readonly driver: 'sql';
-  readonly t: SequelizeTransaction;
+  readonly t: TxTarget;
 }
 
 type AnyModel = ModelStatic<Model>;
@@ -168,7 +169,7 @@ export class SqlDriver extends ConnectionDriver<Sequelize> implements Driver, Js
   async transaction<T>(work: (tx: Transaction) => Promise<T>): Promise<T> {
     for (let attempt = 0; ; attempt += 1) {
       try {
-        return await this.db().transaction((t) => work({ driver: 'sql', t } as SqlTransaction));
+        return await inTransaction(this.db(), (t) => work({ driver: 'sql', t } as SqlTransaction));
       } catch (error) {
         if (attempt >= 3 || this.translateError(error)?.type !== 'conflict') throw error;
         await new Promise((resolve) => setTimeout(resolve, 5 + Math.random() * 20 * (attempt + 1)));
@@ -267,10 +268,17 @@ export class SqlDriver extends ConnectionDriver<Sequelize> implements Driver, Js
     return runStatement(this.db(), statement, t);
   }
 
-  private tx(tx: Transaction | undefined): SequelizeTransaction | undefined {
+  private tx(tx: Transaction | undefined): TxTarget | undefined {
     if (!tx) return undefined;
     if (tx.driver !== 'sql' || !(tx as SqlTransaction).t) throw new Error('A transaction of another driver was passed to the SQL driver.');
-    return (tx as SqlTransaction).t;
+    const t = (tx as SqlTransaction).t;
+    if (tx.endsWithNext) {
+      // the caller's next statement is the transaction's last: COMMIT goes out with it
+      tx.endsWithNext = false;
+      if (t.end === 'open') t.end = 'next';
+    }
+    if (t.end === 'sent') throw new Error('A statement was run after the one its transaction committed with (Transaction.endsWithNext).');
+    return t;
   }
 
   private table(model: string): StorageInfo {

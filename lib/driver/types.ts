@@ -28,6 +28,12 @@ export interface ListResult {
 /** An open transaction; opaque outside the driver that made it. */
 export interface Transaction {
   readonly driver: string;
+  /**
+   * Set by a caller just before the transaction's last statement, when nothing after it can still
+   * fail: the driver may commit with that statement (SQL: COMMIT written right behind it, one round
+   * trip fewer; if the statement fails, nothing is committed). Drivers may ignore it.
+   */
+  endsWithNext?: boolean;
 }
 
 export interface UpdateItem {

@@ -35,7 +35,10 @@ export class RelationService extends RelationRecords {
     // set this request changes; the report comes from what the database says it changed
     const outcome = await this.pivotTransaction(parentId, async (tx) => {
       // set-based when the driver can (one statement on PostgreSQL): same answer, no per-id work here
-      if (this.pivots.link) return this.pivots.link(this.parent.name, name, parentId, wanted, scenario === 'bulk_attach' ? 'attach' : scenario, tx);
+      if (this.pivots.link) {
+        tx.endsWithNext = true; // nothing is checked after it: the driver may commit with it
+        return this.pivots.link(this.parent.name, name, parentId, wanted, scenario === 'bulk_attach' ? 'attach' : scenario, tx);
+      }
       const current = await this.pivotsRead(parentId, scenario === 'sync' ? null : wanted.map((w) => w.id), tx);
       const diff = pivotDiff(scenario, wanted, current);
       const detached = await this.detachIds(parentId, diff.detach, tx);

@@ -192,7 +192,7 @@ describe('round-trip budget', function () {
         const product = Array.from({ length: n }, (_, i) => ({ name: `Bulk ${n} ${i}`, sku: `BULK-BUDGET-${n}-${i}-${Date.now()}`, price: i, category_id: category.id }));
         const res = await http.post('/api/v1/products').send({ product }).expect(200);
         expect(res.body.models.map((m: { model: { sku: string; category_id: unknown } }) => [m.model.sku, m.model.category_id])).to.deep.equal(product.map((p) => [p.sku, category.id]));
-        expect(statements.map((s) => s.replace(/^Executing \([^)]*\): /, '').split(' ')[0].replace(/;$/, ''))).to.deep.equal(['SELECT', 'START', 'INSERT', 'COMMIT']);
+        expect(statements.map((s) => s.replace(/^Executing \([^)]*\): /, '').split(' ')[0].replace(/;$/, ''))).to.deep.equal(['SELECT', 'BEGIN', 'INSERT', 'COMMIT']);
       }
     });
 
@@ -204,7 +204,7 @@ describe('round-trip budget', function () {
         const product = Array.from({ length: n }, (_, i) => ({ name: `Large ${n} ${i}`, sku: `LARGE-BUDGET-${n}-${i}-${Date.now()}`, price: i % 100, category_id: category.id }));
         const res = await http.post('/api/v1/products').send({ product }).expect(200);
         expect(res.body.models.map((m: { model: { sku: string } }) => m.model.sku)).to.deep.equal(product.map((p) => p.sku));
-        expect(statements.map((s) => s.replace(/^Executing \([^)]*\): /, '').split(' ')[0].replace(/;$/, ''))).to.deep.equal(['START', ...Array(8).fill('INSERT'), 'SELECT', 'COMMIT']);
+        expect(statements.map((s) => s.replace(/^Executing \([^)]*\): /, '').split(' ')[0].replace(/;$/, ''))).to.deep.equal(['BEGIN', ...Array(8).fill('INSERT'), 'SELECT', 'COMMIT']);
       }
     });
 
@@ -215,7 +215,7 @@ describe('round-trip budget', function () {
       statements.length = 0;
       const res = await http.patch('/api/v1/products/batch').send({ product: ids.map((id: number, i: number) => ({ id, price: 2 + i })) }).expect(200);
       expect(res.body.models.map((m: { model: { id: number; price: number } }) => [m.model.id, m.model.price])).to.deep.equal(ids.map((id: number, i: number) => [id, 2 + i]));
-      expect(statements.map((s) => s.replace(/^Executing \([^)]*\): /, '').split(' ')[0].replace(/;$/, ''))).to.deep.equal(['START', 'UPDATE', 'COMMIT']);
+      expect(statements.map((s) => s.replace(/^Executing \([^)]*\): /, '').split(' ')[0].replace(/;$/, ''))).to.deep.equal(['BEGIN', 'UPDATE', 'COMMIT']);
       const absent = ids[ids.length - 1] + 1_000_000;
       const refused = await http.patch('/api/v1/products/batch').send({ product: [{ id: ids[0], price: 99 }, { id: absent, price: 99 }] }).expect(404);
       expect(refused.body.ids).to.deep.equal([absent]);

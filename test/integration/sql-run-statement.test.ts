@@ -1,11 +1,12 @@
 import { expect } from 'chai';
 import { Sequelize } from 'sequelize';
 import { runStatement } from '../../drivers/sql/run-statement';
+import { inTransaction } from '../../drivers/sql/sql-transaction';
 import { sharedPostgres } from '../support/databases';
 
 /**
  * The SQL driver runs its statements on the pg clients of Sequelize's pool and transactions
- * (drivers/sql/run-statement.ts): unnamed unless compiled as `prepare` (keys and equality only),
+ * (drivers/sql/run-statement.ts, sql-transaction.ts): unnamed unless compiled as `prepare` (keys and equality only),
  * and Sequelize's `logging` still sees each statement.
  */
 describe('SQL driver: statements on Sequelize pool clients', () => {
@@ -58,7 +59,7 @@ describe('SQL driver: statements on Sequelize pool clients', () => {
   });
 
   it('runs inside a transaction on its connection, and sees its writes', async () => {
-    const rows = await sequelize.transaction(async (t) => {
+    const rows = await inTransaction(sequelize, async (t) => {
       await runStatement(sequelize, { sql: `INSERT INTO ${table} VALUES ($1, $2)`, bind: [3, 'three'] }, t);
       return runStatement(sequelize, { sql: `SELECT count(*)::int AS n FROM ${table}`, bind: [] }, t);
     });
