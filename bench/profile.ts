@@ -7,7 +7,7 @@ import type { ServeReady } from './serve';
 
 /**
  * `npx tsx bench/profile.ts [path?query]`: CPU profile of the library serving one request under
- * load (the load only, after a warm-up) on PostgreSQL (PROFILE_TARGET=baseline: the hand-written handler, for comparison) (embedded, the main benchmark's data), then the top self-time entries and the
+ * load (the load only, after a warm-up) on PostgreSQL (PROFILE_WRITE=sync|batch: one write at a time, below) (PROFILE_TARGET=baseline: the hand-written handler, for comparison) (embedded, the main benchmark's data), then the top self-time entries and the
  * time per package. PROFILE_BULK=N profiles N bulk creates of 1,000 products instead. The profile lands in bench/profiles/ (git-ignored). BENCH_SECONDS (default 10).
  */
 interface Node {
@@ -117,6 +117,41 @@ async function postBulk(url: string, tag: string): Promise<void> {
   await res.arrayBuffer();
 }
 
+/** PROFILE_WRITE=sync|batch (PROFILE_WRITES=N, default 300): N syncs of 100 tags or batch updates of 100 products, as bench:peers sends them. */
+const WRITE = process.env.PROFILE_WRITE;
+const WRITES = Number(process.env.PROFILE_WRITES ?? 300);
+
+async function send(method: string, url: string, body: unknown): Promise<Record<string, unknown>> {
+  const res = await fetch(url, { method, headers: { 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+  if (!res.ok) throw new Error(`${method} ${url} -> ${res.status}: ${await res.text()}`);
+  return (await res.json()) as Record<string, unknown>;
+}
+
+/** The write load of PROFILE_WRITE, its setup (fresh products with 75 tags for syncs) done before `start`. */
+async function profileWrites(base: string, start: () => Promise<void>): Promise<void> {
+  const api = `${base}/api/v1`;
+  const page = await send('GET', `${api}/tags?pagination=${encodeURIComponent(JSON.stringify({ page: 1, pageSize: 200 }))}`, undefined);
+  const tagIds = (page.data as Array<{ id: number }>).map((t) => t.id);
+  if (WRITE === 'sync') {
+    const wanted = { tags: tagIds.slice(25, 125).map((tag_id) => ({ tag_id, position: 1 })) };
+    const products: number[] = [];
+    for (let i = 0; i < WRITES + 20; i += 1) {
+      const made = await send('POST', `${api}/products`, { name: `Profile sync ${i}`, sku: `PROFILE-SYNC-${Date.now()}-${i}`, price: 1, stock: 0, status: 'active' });
+      const id = (made.model as { id: number }).id;
+      await send('POST', `${api}/products/${id}/tags/attach?_scenario=bulk_attach`, { tags: tagIds.slice(0, 75) });
+      products.push(id);
+    }
+    for (const id of products.splice(0, 20)) await send('POST', `${api}/products/${id}/tags/attach?_scenario=sync`, wanted);
+    await start();
+    for (const id of products) await send('POST', `${api}/products/${id}/tags/attach?_scenario=sync`, wanted);
+    return;
+  }
+  const batch = (rep: number) => ({ product: Array.from({ length: 100 }, (_, i) => ({ id: 1000 + i * 7, price: 20 + ((rep + i) % 50), stock: (rep * 3 + i) % 40 })) });
+  for (let i = 0; i < 20; i += 1) await send('PATCH', `${api}/products/batch`, batch(i));
+  await start();
+  for (let i = 0; i < WRITES; i += 1) await send('PATCH', `${api}/products/batch`, batch(i + 20));
+}
+
 async function main(): Promise<void> {
   const path = process.argv[2] ?? DEFAULT;
   const seconds = Number(process.env.BENCH_SECONDS ?? 10);
@@ -126,6 +161,12 @@ async function main(): Promise<void> {
   const file = join(dir, 'load.cpuprofile');
   await withSeededSqlServer(async (child) => {
     const baseline = process.env.PROFILE_TARGET === 'baseline';
+    if (WRITE) {
+      await profileWrites(child.ready.library, () => message(child, { profile: HEAP ? 'start-heap' : 'start' }, 'profiling'));
+      await message(child, { profile: file }, 'profiled');
+      requests = WRITES;
+      return;
+    }
     if (BULK > 0) {
       const url = baseline ? `${child.ready.baseline}/products` : `${child.ready.library}/api/v1/products`;
       for (let i = 0; i < 5; i += 1) await postBulk(url, `warm${i}`);

@@ -166,6 +166,12 @@ export class SqlDriver extends ConnectionDriver<Sequelize> implements Driver, Js
    * One transaction; a deadlock or serialization failure (40P01, 40001) rolls it back and runs it
    * again, at most 3 more times with a short jittered pause, as PostgreSQL's manual advises.
    */
+  /** Plain flags of what this driver can do (lib/driver/capabilities.ts). */
+  capabilities(): { pipelinedTransactions: boolean } {
+    // a transaction's connection is pipelined (sql-transaction.ts)
+    return { pipelinedTransactions: true };
+  }
+
   async transaction<T>(work: (tx: Transaction) => Promise<T>): Promise<T> {
     for (let attempt = 0; ; attempt += 1) {
       try {

@@ -18,6 +18,12 @@ export interface DriverCapabilities {
   returningWrites: boolean;
   /** A lock that serializes hierarchy moves of one model. */
   hierarchyLocks: boolean;
+  /**
+   * Statements of one transaction may be issued together and are answered in order (PostgreSQL's
+   * pipelined connection): independent checks inside a transaction cost one round trip together.
+   * Without it, a transaction's operations run one after another (a MongoDB session).
+   */
+  pipelinedTransactions: boolean;
 }
 
 export function capabilitiesOf(driver: Driver): DriverCapabilities {
@@ -28,6 +34,7 @@ export function capabilitiesOf(driver: Driver): DriverCapabilities {
     aggregates: Boolean(driver.aggregate),
     returningWrites: Boolean(driver.insertRows && driver.updateRows),
     hierarchyLocks: Boolean(driver.lockHierarchy),
+    pipelinedTransactions: false,
     ...driver.capabilities?.(),
   };
 }

@@ -43,7 +43,7 @@ export class RelationBase {
   }
 
   /** The parent's id, checked to exist and to be visible to the caller (404 naming it otherwise). */
-  async parentId(ref: ParentRef, ctx: RequestContext): Promise<Id> {
+  async parentId(ref: ParentRef, ctx: RequestContext, tx?: Transaction): Promise<Id> {
     if (ref.kind === 'implicit') {
       // the caller is the parent: no visibility check (a user may see their own related records without a grant on users)
       if (!ctx.user) throw new UnauthenticatedError();
@@ -54,7 +54,7 @@ export class RelationBase {
     }
     const raw = ref.rawId;
     const id = this.parent.database.parseId(this.parent.name, raw);
-    const visible = id === null ? [] : await this.parent.visibleIds([id], ctx);
+    const visible = id === null ? [] : await this.parent.visibleIds([id], ctx, tx);
     if (id === null || visible.length === 0) throw new NotFoundError(`No ${this.parent.name} found with id ${raw}.`);
     // hooks of the related resource see which parent the request is under (RequestContext.parent)
     ctx.parent = { model: this.parent.name, id, relation: this.config.relation.name };
@@ -108,9 +108,22 @@ export class RelationBase {
   /** A transaction that changes one parent's pivot rows: the driver's lock on them is its first statement. */
   protected pivotTransaction<T>(parentId: Id, work: (tx: Transaction) => Promise<T>): Promise<T> {
     return this.parent.database.transaction(async (tx) => {
-      await this.pivots.lock(this.parent.name, this.config.relation.name, parentId, tx);
+      await this.lockLinks(parentId, tx);
       return work(tx);
     });
+  }
+
+  protected lockLinks(parentId: Id, tx: Transaction): Promise<void> {
+    return this.pivots.lock(this.parent.name, this.config.relation.name, parentId, tx);
+  }
+
+  /** The parent's id as the path gives it (its check reads the database later), or its 404. */
+  protected parentIdOf(ref: ParentRef, ctx: RequestContext): Id {
+    const raw = ref.kind === 'implicit' ? String(ctx.user?.id ?? '') : ref.rawId;
+    const id = this.parent.database.parseId(this.parent.name, raw);
+    if (ref.kind === 'implicit' && !ctx.user) throw new UnauthenticatedError();
+    if (id === null) throw new NotFoundError(`No ${this.parent.name} found with id ${raw}.`);
+    return id;
   }
 
   protected async detachIds(parentId: Id, ids: Id[], tx: Transaction): Promise<Id[]> {

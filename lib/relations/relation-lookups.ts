@@ -1,4 +1,4 @@
-import type { Id } from '../driver';
+import type { Id, Transaction } from '../driver';
 import { BadRequestError } from '../errors';
 import type { RequestContext } from '../service/request-context';
 import type { BulkWriteResult, WriteResult } from '../service/resource-service';
@@ -30,9 +30,9 @@ export class RelationLookups extends RelationBase {
   }
 
   /** Which related ids exist and are visible to the caller (attach targets), in one query. */
-  protected async existing(rawIds: Array<string | number>, ctx: RequestContext): Promise<Found> {
+  protected async existing(rawIds: Array<string | number>, ctx: RequestContext, tx?: Transaction): Promise<Found> {
     const parsed = rawIds.map((raw) => this.related.database.parseId(this.related.name, String(raw)));
-    const visible = new Set((await this.related.visibleIds(parsed.filter((id): id is Id => id !== null), ctx)).map(String));
+    const visible = new Set((await this.related.visibleIds(parsed.filter((id): id is Id => id !== null), ctx, tx)).map(String));
     return sortOut(rawIds, parsed, visible);
   }
 

@@ -1,4 +1,4 @@
-import type { Id, Row } from '../driver';
+import type { Id, Row, Transaction } from '../driver';
 import { ValidationError } from '../errors';
 import type { Filter } from '../query/ast';
 import type { RequestContext } from '../service/request-context';
@@ -23,34 +23,53 @@ export class RelationService extends RelationRecords {
    * sync and toggle. Idempotent: ids already attached are left as they are (decision 32).
    */
   async attach(ref: ParentRef, body: unknown, scenario: PivotScenario, ctx: RequestContext): Promise<Record<string, unknown> | PartialSuccess> {
-    const parentCheck = this.parentId(ref, ctx);
-    parentCheck.catch(() => undefined); // awaited below; a body error must not leave it unhandled
     const entries = this.entriesOf(body, scenario);
-    // the parent check and the related ids' check are independent: one round trip of latency for both
-    const [parentId, { found, missing }] = await Promise.all([parentCheck, this.existing(entries.map((e) => e.rawId), ctx)]);
-    if (scenario === 'attach' && missing.length > 0) throw this.notFound(entries[0].rawId, parentId);
-    const wanted: WantedLink[] = entries.flatMap((e, i) => (found.has(i) ? [{ id: found.get(i)!, values: e.values }] : []));
+    const rawIds = entries.map((e) => e.rawId);
     const name = this.config.relation.name;
-    // one writer of this parent's links at a time (the driver's lock), so what is read here is the
-    // set this request changes; the report comes from what the database says it changed
-    const outcome = await this.pivotTransaction(parentId, async (tx) => {
-      // set-based when the driver can (one statement on PostgreSQL): same answer, no per-id work here
+    let missing: Array<string | number> = [];
+    // the parent check, the related ids' check and the lock on this parent's links are
+    // independent: issued together, inside the transaction where the driver pipelines it
+    const pipelined = this.parent.database.capabilities.pipelinedTransactions;
+    const before = pipelined ? null : await this.linkChecks(ref, rawIds, ctx);
+    const outcome = await this.parent.database.transaction(async (tx) => {
+      const { parentId, found } = before ?? (await this.linkChecks(ref, rawIds, ctx, tx));
+      if (before) await this.lockLinks(parentId, tx);
+      missing = found.missing;
+      if (scenario === 'attach' && missing.length > 0) throw this.notFound(entries[0].rawId, parentId);
+      const wanted: WantedLink[] = entries.flatMap((e, i) => (found.found.has(i) ? [{ id: found.found.get(i)!, values: e.values }] : []));
+      // one writer of this parent's links at a time (the lock), so what is read here is the set
+      // this request changes; the report comes from what the database says it changed
       if (this.pivots.link) {
+        // set-based when the driver can (one statement on PostgreSQL): same answer, no per-id work here
         tx.endsWithNext = true; // nothing is checked after it: the driver may commit with it
-        return this.pivots.link(this.parent.name, name, parentId, wanted, scenario === 'bulk_attach' ? 'attach' : scenario, tx);
+        return { parentId, ...(await this.pivots.link(this.parent.name, name, parentId, wanted, scenario === 'bulk_attach' ? 'attach' : scenario, tx)) };
       }
       const current = await this.pivotsRead(parentId, scenario === 'sync' ? null : wanted.map((w) => w.id), tx);
       const diff = pivotDiff(scenario, wanted, current);
       const detached = await this.detachIds(parentId, diff.detach, tx);
       if (diff.update.length > 0) await this.pivots.update(this.parent.name, name, diff.update.map((w) => ({ parentId, relatedId: w.id, values: w.values })), tx);
       const inserted = new Set((await this.pivots.attach(this.parent.name, name, diff.attach.map((w) => ({ parentId, relatedId: w.id, values: w.values })), tx)).map((id) => String(id).toLowerCase()));
-      return { attached: diff.attach.filter((w) => inserted.has(String(w.id).toLowerCase())).map((w) => w.id), detached, updated: diff.update.map((w) => w.id) };
+      return { parentId, attached: diff.attach.filter((w) => inserted.has(String(w.id).toLowerCase())).map((w) => w.id), detached, updated: diff.update.map((w) => w.id) };
     });
     this.touch(ctx);
     const answer: Record<string, unknown> = { attached: outcome.attached };
     if (scenario === 'sync' || scenario === 'toggle') answer.detached = outcome.detached;
     if (scenario === 'sync') answer.updated = outcome.updated;
-    return missing.length > 0 ? this.partial(parentId, [], missing, answer) : answer;
+    return missing.length > 0 ? this.partial(outcome.parentId, [], missing, answer) : answer;
+  }
+
+  /**
+   * The parent's visibility and the related ids' existence, with the lock on the parent's links
+   * when inside the transaction (`tx`): issued together, awaited in order (the parent's 404 wins).
+   */
+  private async linkChecks(ref: ParentRef, rawIds: Array<string | number>, ctx: RequestContext, tx?: Transaction): Promise<{ parentId: Id; found: Awaited<ReturnType<RelationService['existing']>> }> {
+    const id = this.parentIdOf(ref, ctx);
+    const checks = [this.parentId(ref, ctx, tx), this.existing(rawIds, ctx, tx), tx ? this.lockLinks(id, tx) : Promise.resolve()] as const;
+    checks.forEach((c) => c.catch(() => undefined)); // each is awaited below, in order
+    const parentId = await checks[0];
+    const found = await checks[1];
+    await checks[2];
+    return { parentId, found };
   }
 
   /** The links an attach route asks for: one object (`attach`) or a set of ids with pivot values. */
