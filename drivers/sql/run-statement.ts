@@ -168,7 +168,27 @@ export function sendText(client: PgClient, sql: string): Promise<{ rows: Rows }>
   return submit(client, { sql, bind: [] });
 }
 
+/**
+ * On a pipelined connection, the statements issued in one turn of the event loop leave in one
+ * socket write: each write is a system call and, on a local server, a wake-up of its backend
+ * (pg writes every query on its own; a profile of a batch update spent 0.5 ms per request in the
+ * writes of its BEGIN, UPDATE and COMMIT). Flushed when the turn's synchronous work and
+ * promise jobs are done (setImmediate).
+ */
+const corked = new WeakSet<PgClient>();
+function batchWrites(client: PgClient): void {
+  const stream = (client as { connection?: { stream?: { cork?: () => void; uncork?: () => void } } }).connection?.stream;
+  if (!client.pipeline || corked.has(client) || !stream?.cork || !stream.uncork) return;
+  stream.cork();
+  corked.add(client);
+  setImmediate(() => {
+    corked.delete(client);
+    stream.uncork?.();
+  });
+}
+
 export async function runStatement(sequelize: Sequelize, statement: SqlStatement, target: Target): Promise<Rows> {
+  if (target) batchWrites(target.lease);
   if (target && 'begin' in target && (target.begin !== null || target.end === 'next')) return runInPipeline(sequelize, statement, target);
   logStatement(sequelize, statement.sql, target);
   if (target) return (await send(target.lease, statement)).rows;

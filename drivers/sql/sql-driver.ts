@@ -20,6 +20,7 @@ import type { StorageInfo } from './model-map';
 import { translateSqlError } from './translate-error';
 import { runStatement, withLease, type Target, type TxTarget } from './run-statement';
 import { inTransaction } from './sql-transaction';
+import { allOrNone, isShortfall } from './all-or-none';
 import { attachJoins, attachRest, loadJoinedRelations, loadRelations, shapeRow, type LoadBudget, type LoadContext } from './load-relations';
 import type { HiddenFields, JsonPlan, JsonReadOptions, JsonReads, JsonRows } from '../../lib/driver/json-read';
 import { JsonHeadCache, type CompiledJson } from './compile-json';
@@ -207,11 +208,15 @@ export class SqlDriver extends ConnectionDriver<Sequelize> implements Driver, Js
   }
 
   /** One UPDATE ... RETURNING the read's columns: the changed rows without reading them back. */
-  async updateRows(model: string, items: UpdateItem[], tx: Transaction, read: ListQuery): Promise<Row[]> {
+  async updateRows(model: string, items: UpdateItem[], tx: Transaction, read: ListQuery, all = false): Promise<Row[]> {
     if (items.length === 0) return [];
     const fields = selectFields(new CompileContext(this.requireCatalog(), this.tables), model, read.select, []);
-    const key = this.requireCatalog().model(model).key;
-    const rows = await this.run(compileUpdate(this.table(model), key, items, undefined, fields), this.tx(tx));
+    const update = compileUpdate(this.table(model), this.requireCatalog().model(model).key, items, undefined, fields);
+    const target = this.tx(tx);
+    const rows = await this.run(all ? allOrNone(update, items.length) : update, target).catch((error: unknown) => {
+      if (all && isShortfall(error)) return []; // nothing written
+      throw error;
+    });
     return rows.map((r) => this.shape(model, fields, r));
   }
 

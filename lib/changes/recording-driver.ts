@@ -108,8 +108,8 @@ export function recordingDriver(inner: Driver, sink: ChangeSink): Driver {
   }
   if (inner.updateRows) {
     const updateRows = inner.updateRows.bind(inner);
-    wrapped.updateRows = async (model: string, items: UpdateItem[], tx: Transaction, read: ListQuery) => {
-      const rows = await updateRows(model, items, tx, read);
+    wrapped.updateRows = async (model: string, items: UpdateItem[], tx: Transaction, read: ListQuery, allOrNone?: boolean) => {
+      const rows = await updateRows(model, items, tx, read, allOrNone);
       await record(tx, model, rows.map((row) => row[keyOf(model)] as Id), 'updated');
       return rows;
     };

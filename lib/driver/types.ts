@@ -169,8 +169,12 @@ export interface Driver {
    */
   insertRows?(model: string, records: Record<string, unknown>[], read: ListQuery): (tx: Transaction) => Promise<Row[]>;
 
-  /** Optional: `update` without a guard, returning the updated rows as `insertRows` does. */
-  updateRows?(model: string, items: UpdateItem[], tx: Transaction, read: ListQuery): Promise<Row[]>;
+  /**
+   * Optional: `update` without a guard, returning the updated rows as `insertRows` does. With
+   * `allOrNone`, an item whose id matches no row makes the statement write nothing (answer: `[]`),
+   * so the caller may commit with it (Transaction.endsWithNext) and still roll back a 404.
+   */
+  updateRows?(model: string, items: UpdateItem[], tx: Transaction, read: ListQuery, allOrNone?: boolean): Promise<Row[]>;
 
   /**
    * Apply changes to existing records (bulk, one statement); updated_at is set by the driver.

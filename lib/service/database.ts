@@ -95,8 +95,8 @@ export class Database {
     return Boolean(this.driver.updateRows);
   }
 
-  updateRows(model: string, items: UpdateItem[], tx: Transaction, read: ListQuery): Promise<Row[]> {
-    return this.driver.updateRows!(model, items, tx, read);
+  updateRows(model: string, items: UpdateItem[], tx: Transaction, read: ListQuery, allOrNone?: boolean): Promise<Row[]> {
+    return this.driver.updateRows!(model, items, tx, read, allOrNone);
   }
 
   update(model: string, items: UpdateItem[], tx: Transaction, guard?: UpdateGuard): Promise<number> {

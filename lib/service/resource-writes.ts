@@ -1,6 +1,6 @@
 import { WritePreparation } from './write-preparation';
 import type { Id } from '../driver';
-import { BadRequestError, MissingIdsError, ValidationError } from '../errors';
+import { BadRequestError, DatabaseError, MissingIdsError, ValidationError } from '../errors';
 import { checkWanted, normalizeReferences, type WantedReferences } from './check-references';
 import { chunkRanges, pipelinedInsert } from './pipelined-insert';
 import { runHook } from './hooks';
@@ -147,6 +147,7 @@ export class ResourceWrites extends WritePreparation {
     const changes = await this.prepare(raw, 'update', (i) => `${key}.${i}.`, ctx, scope.forced);
     const items = await runHook(this.hooks.beforeUpdate, ids.map((id, i) => ({ id, changes: changes[i] })), ctx);
     this.logQuery('updateMultiple', { ids });
+    let shortfall = false;
     const written = await this.db(() =>
       this.database.transaction(async (tx) => {
         await this.lockHierarchy(items, tx);
@@ -155,7 +156,17 @@ export class ResourceWrites extends WritePreparation {
         // a 404 that rolls back what it wrote), one statement fewer than checking them first
         if (this.database.canUpdateRows && changed.length === items.length && this.seesEveryRecord(ctx, scope)) {
           const read = this.readBack(ids, ctx);
-          const rows = await this.database.updateRows(this.name, changed, tx, read);
+          // outside a hierarchy nothing is checked after it: it writes all rows or none, and may
+          // commit with its COMMIT on the same round trip; which ids were missing is read after
+          const last = !this.entry.info.hierarchyField;
+          if (last) tx.endsWithNext = true;
+          const rows = await this.database.updateRows(this.name, changed, tx, read, last);
+          if (last && rows.length < ids.length) {
+            shortfall = true;
+            // answered below with the ids missing once the transaction is over; all there again by
+            // then (restored meanwhile): a conflict, as any concurrent change of the same records
+            throw new DatabaseError({ type: 'conflict' });
+          }
           this.assertAllFound(ids, rows.map((row) => row[this.entry.info.key] as Id), scope);
           await this.assertNoCycle(items, tx, (i) => `${key}.${i}.`);
           return inIdOrder(this.shape(rows, read, ctx), ids, this.entry.info.key);
@@ -173,7 +184,11 @@ export class ResourceWrites extends WritePreparation {
         await this.assertNoCycle(items, tx, (i) => `${key}.${i}.`);
         return this.reload(ids, tx, ctx);
       }),
-    );
+    ).catch(async (error: unknown) => {
+      // the all-or-none UPDATE wrote nothing: the 404 names the ids missing now
+      if (shortfall) this.assertAllFound(ids, await this.visibleIds(ids, ctx, undefined, scope.narrow), scope);
+      throw error;
+    });
     ctx.touched.add(this.name);
     const rows = await runHook(this.hooks.afterUpdate, written, ctx);
     return { success: true, models: rows.map((model) => ({ success: true as const, model })) };
