@@ -19,17 +19,15 @@ import type { SqlStatement } from './sql-builder';
 import type { StorageInfo } from './model-map';
 import { translateSqlError } from './translate-error';
 import { runStatement, withLease, type Target, type TxTarget } from './run-statement';
-import { inTransaction } from './sql-transaction';
+import { inTransaction, targetOf, type SqlTransaction } from './sql-transaction';
+
+export type { SqlTransaction } from './sql-transaction';
 import { allOrNone, isShortfall } from './all-or-none';
 import { attachJoins, attachRest, loadJoinedRelations, loadRelations, shapeRow, type LoadBudget, type LoadContext } from './load-relations';
 import type { HiddenFields, JsonPlan, JsonReadOptions, JsonReads, JsonRows } from '../../lib/driver/json-read';
 import { JsonHeadCache, type CompiledJson } from './compile-json';
 import { planJson, runJson } from './read-json';
 
-export interface SqlTransaction extends Transaction {
-  readonly driver: 'sql';
-  readonly t: TxTarget;
-}
 
 type AnyModel = ModelStatic<Model>;
 
@@ -280,16 +278,7 @@ export class SqlDriver extends ConnectionDriver<Sequelize> implements Driver, Js
   }
 
   private tx(tx: Transaction | undefined): TxTarget | undefined {
-    if (!tx) return undefined;
-    if (tx.driver !== 'sql' || !(tx as SqlTransaction).t) throw new Error('A transaction of another driver was passed to the SQL driver.');
-    const t = (tx as SqlTransaction).t;
-    if (tx.endsWithNext) {
-      // the caller's next statement is the transaction's last: COMMIT goes out with it
-      tx.endsWithNext = false;
-      if (t.end === 'open') t.end = 'next';
-    }
-    if (t.end === 'sent') throw new Error('A statement was run after the one its transaction committed with (Transaction.endsWithNext).');
-    return t;
+    return targetOf(tx);
   }
 
   private table(model: string): StorageInfo {

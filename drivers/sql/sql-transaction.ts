@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Sequelize } from 'sequelize';
+import type { Transaction } from '../../lib/driver';
 import { logStatement, managerOf, retireIfBroken, sendText, type TxTarget } from './run-statement';
 
 /** The isolation levels PostgreSQL names (Sequelize's `isolationLevel` option takes these strings). */
@@ -48,4 +49,23 @@ export async function inTransaction<T>(sequelize: Sequelize, work: (t: TxTarget)
     client.pipeline = false;
     await manager.releaseConnection(client);
   }
+}
+
+export interface SqlTransaction extends Transaction {
+  readonly driver: 'sql';
+  readonly t: TxTarget;
+}
+
+/** The connection state of a transaction handed back to the driver, or undefined outside one. */
+export function targetOf(tx: Transaction | undefined): TxTarget | undefined {
+  if (!tx) return undefined;
+  if (tx.driver !== 'sql' || !(tx as SqlTransaction).t) throw new Error('A transaction of another driver was passed to the SQL driver.');
+  const t = (tx as SqlTransaction).t;
+  if (tx.endsWithNext) {
+    // the caller's next statement is the transaction's last: COMMIT goes out with it
+    tx.endsWithNext = false;
+    if (t.end === 'open') t.end = 'next';
+  }
+  if (t.end === 'sent') throw new Error('A statement was run after the one its transaction committed with (Transaction.endsWithNext).');
+  return t;
 }
