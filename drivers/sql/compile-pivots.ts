@@ -52,10 +52,11 @@ export function compilePivotUpdate(pivot: PivotInfo, rows: Array<Record<string, 
  * advisory lock on (pivot table, parent id), in the two-key space (hierarchy locks use the one-key space).
  */
 export function compilePivotLock(pivot: PivotInfo, parentId: unknown): SqlStatement {
-  return { sql: 'SELECT pg_advisory_xact_lock(hashtext($1), hashtext($2)) AS "locked"', bind: [pivot.table, String(parentId)] };
+  return { sql: 'SELECT pg_advisory_xact_lock(hashtext($1), hashtext($2)) AS "locked"', bind: [pivot.table, String(parentId)], prepare: true };
 }
 
 /** The same lock without waiting, with the transaction's isolation level: taken at once in the usual case. */
 export function compilePivotTryLock(pivot: PivotInfo, parentId: unknown): SqlStatement {
-  return { sql: `SELECT pg_try_advisory_xact_lock(hashtext($1), hashtext($2)) AS "locked", current_setting('transaction_isolation') AS "isolation"`, bind: [pivot.table, String(parentId)] };
+  // prepared: no table, nothing to plan but the call (every link write sends it)
+  return { sql: `SELECT pg_try_advisory_xact_lock(hashtext($1), hashtext($2)) AS "locked", current_setting('transaction_isolation') AS "isolation"`, bind: [pivot.table, String(parentId)], prepare: true };
 }

@@ -134,5 +134,6 @@ export function compileDelete(info: StorageInfo, key: string, ids: unknown[]): S
 
 export function compileExistingIds(info: StorageInfo, key: string, ids: unknown[]): SqlStatement {
   const col = quoteIdent(columnOf(info, key));
-  return { sql: `SELECT ${col} AS ${quoteIdent(key)} FROM ${tableSql(info)} WHERE ${col} = ANY($1)`, bind: [ids] };
+  // prepared: keys only, one plan fits every id list (an index lookup per id)
+  return { sql: `SELECT ${col} AS ${quoteIdent(key)} FROM ${tableSql(info)} WHERE ${col} = ANY($1)`, bind: [ids], prepare: true };
 }
