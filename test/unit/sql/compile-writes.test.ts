@@ -46,7 +46,7 @@ describe('sql compiler: writes', () => {
 
   it('delete and existence checks take the ids as one array parameter', () => {
     expect(compileDelete(products, 'id', [1, 2])).to.deep.equal({ sql: 'DELETE FROM "products" WHERE "id" = ANY($1) RETURNING "id" AS "id"', bind: [[1, 2]] });
-    expect(compileExistingIds(products, 'id', [3])).to.deep.equal({ sql: 'SELECT "id" AS "id" FROM "products" WHERE "id" = ANY($1)', bind: [[3]] });
+    expect(compileExistingIds(products, 'id', [3])).to.deep.equal({ sql: 'SELECT "id" AS "id" FROM "products" WHERE "id" = ANY($1)', bind: [[3]], prepare: true });
   });
 
   it('enum/uuid columns are compared as text in filters and sort keys', () => {
