@@ -61,19 +61,22 @@ let heap = false;
 
 /**
  * `{profile: 'start'}` starts the CPU profiler in this process (`'start-heap'`: the sampling heap
- * profiler, collected objects included); `{profile: '<file>'}` stops it and
+ * profiler, collected objects included; `'start-promoted'`: only objects that outlived the young
+ * generation, what fills the old space); `{profile: '<file>'}` stops it and
  * writes the profile there, then answers `{profiled: '<file>'}`: a profile of the load alone, not
  * of the start (bench/profile.ts).
  */
 async function profileCommand(command: string): Promise<void> {
-  if (command === 'start' || command === 'start-heap') {
+  if (command === 'start' || command === 'start-heap' || command === 'start-promoted') {
     session = new Session();
     session.connect();
-    if (command === 'start-heap') {
+    if (command !== 'start') {
       heap = true;
       await session.post('HeapProfiler.enable');
       // every allocation sampled, also those already collected: where the garbage comes from
-      await session.post('HeapProfiler.startSampling', { samplingInterval: 1024, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true } as never);
+      // ('start-promoted': only what survived the young generation, the old space's garbage)
+      const minor = command === 'start-heap';
+      await session.post('HeapProfiler.startSampling', { samplingInterval: 1024, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: minor } as never);
     } else {
       heap = false;
       await session.post('Profiler.enable');

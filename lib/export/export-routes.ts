@@ -68,7 +68,12 @@ export async function runExport(input: RouteInput, service: ResourceService, for
   res.setHeader('X-Total-Count', String(total));
   const started = performance.now();
   const rows = (async function* () {
-    for await (const batch of service.exportBatches(query, ctx)) yield batch.map((row) => columns.map((c) => cellValue(row, c)));
+    for await (const batch of service.exportBatches(query, ctx)) {
+      const cells = batch.map((row) => columns.map((c) => cellValue(row, c)));
+      yield cells;
+      // written by now: emptied so a promoted array does not keep its rows alive (row-batches.ts)
+      cells.length = 0;
+    }
   })();
   try {
     const written =

@@ -9,6 +9,13 @@ const BATCH = 2000;
  * driver's own database cursor when it has one (MongoDB aggregation cursor), else keyset batches
  * through the cursor pagination both drivers already have (the order always ends with the key).
  * Stops as soon as `signal` aborts (the client went away).
+ *
+ * A batch is the consumer's until it asks for the next one; then it is emptied. Why: an array
+ * V8 has promoted to its old space keeps, even once dead, every row it points to alive through
+ * the young generation's collections until the next full GC, so those rows are promoted too.
+ * That is how all of pg's raw rows were promoted (emptied in the SQL driver's listOn since), the
+ * old space growing by 300 MB during a 1,000,000-row export; the export's own arrays are emptied
+ * for the same reason.
  */
 export async function* rowBatches(database: Database, query: ListQuery, signal: AbortSignal): AsyncGenerator<Row[]> {
   const unpaged: ListQuery = { ...query, page: null, limit: null };
@@ -19,6 +26,7 @@ export async function* rowBatches(database: Database, query: ListQuery, signal: 
       batch.push(row);
       if (batch.length === BATCH) {
         yield batch;
+        batch.length = 0;
         batch = [];
       }
     }
@@ -30,6 +38,8 @@ export async function* rowBatches(database: Database, query: ListQuery, signal: 
     if (signal.aborted) return;
     const result = await database.list({ ...unpaged, page: { kind: 'cursor', size: BATCH, after } });
     if (result.rows.length > 0) yield result.rows;
+    // done with by now (see the doc above): emptied, not left to a full GC
+    result.rows.length = 0;
     if (!result.hasMore || !result.nextAfter) return;
     after = result.nextAfter;
   }

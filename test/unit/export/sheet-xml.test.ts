@@ -24,6 +24,8 @@ describe('sheet xml', () => {
     expect(sheetStream({}, {})).to.equal(null);
     expect(sheetStream({ styles: { addStyleModel: () => 1 } }, { startedData: false, _rows: [], stream: { write: () => true } })).to.equal(null);
     expect(sheetStream({ styles: { addStyleModel: () => 1 } }, { startedData: true, _rows: [{}], stream: { write: () => true } })).to.equal(null);
-    expect(sheetStream({ styles: { addStyleModel: () => 1 } }, { startedData: true, _rows: [], stream: { write: () => true } })?.dateStyle).to.equal(1);
+    // not in batch mode: a write would hand on the writer's reused buffer instead of copying it
+    expect(sheetStream({ styles: { addStyleModel: () => 1 } }, { startedData: true, _rows: [], stream: { write: () => true } })).to.equal(null);
+    expect(sheetStream({ styles: { addStyleModel: () => 1 } }, { startedData: true, _rows: [], stream: { write: () => true, batch: true } })?.dateStyle).to.equal(1);
   });
 });
