@@ -44,18 +44,9 @@ export class RelationBase {
 
   /** The parent's id, checked to exist and to be visible to the caller (404 naming it otherwise). */
   async parentId(ref: ParentRef, ctx: RequestContext, tx?: Transaction): Promise<Id> {
-    if (ref.kind === 'implicit') {
-      // the caller is the parent: no visibility check (a user may see their own related records without a grant on users)
-      if (!ctx.user) throw new UnauthenticatedError();
-      const own = this.parent.database.parseId(this.parent.name, String(ctx.user.id));
-      if (own === null) throw new NotFoundError(`No ${this.parent.name} found with id ${String(ctx.user.id)}.`);
-      ctx.parent = { model: this.parent.name, id: own, relation: this.config.relation.name };
-      return own;
-    }
-    const raw = ref.rawId;
-    const id = this.parent.database.parseId(this.parent.name, raw);
-    const visible = id === null ? [] : await this.parent.visibleIds([id], ctx, tx);
-    if (id === null || visible.length === 0) throw new NotFoundError(`No ${this.parent.name} found with id ${raw}.`);
+    const id = this.parentIdOf(ref, ctx);
+    // the caller is the parent (implicit): no visibility check (a user may see their own related records without a grant on users)
+    if (ref.kind !== 'implicit' && (await this.parent.visibleIds([id], ctx, tx)).length === 0) throw new NotFoundError(`No ${this.parent.name} found with id ${ref.rawId}.`);
     // hooks of the related resource see which parent the request is under (RequestContext.parent)
     ctx.parent = { model: this.parent.name, id, relation: this.config.relation.name };
     return id;
@@ -117,11 +108,11 @@ export class RelationBase {
     return this.pivots.lock(this.parent.name, this.config.relation.name, parentId, tx);
   }
 
-  /** The parent's id as the path gives it (its check reads the database later), or its 404. */
+  /** The parent's id as the path gives it (or the caller's own, implicit), or its 401/404; not yet checked to be visible. */
   protected parentIdOf(ref: ParentRef, ctx: RequestContext): Id {
-    const raw = ref.kind === 'implicit' ? String(ctx.user?.id ?? '') : ref.rawId;
-    const id = this.parent.database.parseId(this.parent.name, raw);
     if (ref.kind === 'implicit' && !ctx.user) throw new UnauthenticatedError();
+    const raw = ref.kind === 'implicit' ? String(ctx.user!.id) : ref.rawId;
+    const id = this.parent.database.parseId(this.parent.name, raw);
     if (id === null) throw new NotFoundError(`No ${this.parent.name} found with id ${raw}.`);
     return id;
   }

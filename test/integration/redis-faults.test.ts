@@ -1,11 +1,12 @@
 import { expect } from 'chai';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import type { Server } from 'node:http';
-import { createConnection, type AddressInfo } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { createExampleApp, type ExampleApp } from '../../example-app/app';
 import { freePort } from '../../lib/testing/free-port';
 import { sharedPostgres } from '../support/databases';
 import { apiCall, type ApiAnswer } from '../support/api-call';
+import { listening } from '../support/redis-process';
 
 /**
  * Issue 35: the Redis of the read cache stalled (SIGSTOP) or gone (SIGKILL): reads and writes go
@@ -17,17 +18,6 @@ import { apiCall, type ApiAnswer } from '../support/api-call';
 
 type Answer = ApiAnswer<Record<string, unknown>>;
 const call = (base: string, method: string, path: string, token: string, body?: object): Promise<Answer> => apiCall(base, method, path, token, body);
-
-function listening(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = createConnection({ port, host: '127.0.0.1' });
-    socket.once('connect', () => {
-      socket.end();
-      resolve(true);
-    });
-    socket.once('error', () => resolve(false));
-  });
-}
 
 const haveRedis = spawnSync('sh', ['-c', 'command -v redis-server'], { encoding: 'utf8' }).status === 0;
 

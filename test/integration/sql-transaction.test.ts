@@ -2,13 +2,30 @@ import { expect } from 'chai';
 import { Query } from 'pg';
 import { Sequelize } from 'sequelize';
 import { runStatement } from '../../drivers/sql/run-statement';
-import { inTransaction } from '../../drivers/sql/sql-transaction';
+import { inTransaction, targetOf, type SqlTransaction } from '../../drivers/sql/sql-transaction';
 import { sharedPostgres } from '../support/databases';
 
 /**
  * The SQL driver's own transactions (drivers/sql/sql-transaction.ts): BEGIN written with the first
  * statement on a pipelined connection, COMMIT or ROLLBACK, the connection back in the pool as it was.
  */
+/** What pg writes and when answers come, in order, while `work` runs: `sent <first word>`, `answered`. */
+async function wireEvents(work: () => Promise<unknown>): Promise<string[]> {
+  const events: string[] = [];
+  const submit = Query.prototype.submit;
+  Query.prototype.submit = function (this: Query & { text: string }, connection) {
+    events.push(`sent ${this.text.split(' ')[0]}`);
+    (connection as unknown as NodeJS.EventEmitter).once('readyForQuery', () => events.push('answered'));
+    return submit.call(this, connection);
+  };
+  try {
+    await work();
+  } finally {
+    Query.prototype.submit = submit;
+  }
+  return events;
+}
+
 describe('SQL driver: transactions on a pipelined pool connection', () => {
   let sequelize: Sequelize;
   const logged: string[] = [];
@@ -30,19 +47,10 @@ describe('SQL driver: transactions on a pipelined pool connection', () => {
   beforeEach(() => sequelize.query(`DELETE FROM ${table}`));
 
   it('writes BEGIN and the first statement before either is answered, then commits', async () => {
-    const events: string[] = [];
-    const submit = Query.prototype.submit;
-    Query.prototype.submit = function (this: Query & { text: string }, connection) {
-      events.push(`sent ${this.text.split(' ')[0]}`);
-      (connection as unknown as NodeJS.EventEmitter).once('readyForQuery', () => events.push('answered'));
-      return submit.call(this, connection);
-    };
-    try {
+    const events = await wireEvents(async () => {
       logged.length = 0;
       await inTransaction(sequelize, (t) => runStatement(sequelize, { sql: `INSERT INTO ${table} VALUES ($1, $2)`, bind: [1, 'one'] }, t));
-    } finally {
-      Query.prototype.submit = submit;
-    }
+    });
     expect(events.slice(0, 2)).to.deep.equal(['sent BEGIN', 'sent INSERT']);
     expect(events).to.include('sent COMMIT');
     expect(logged.map((l) => l.replace(/^Executing \([^)]*\): /, '').split(' ')[0])).to.deep.equal(['BEGIN', 'INSERT', 'COMMIT']);
@@ -81,25 +89,28 @@ describe('SQL driver: transactions on a pipelined pool connection', () => {
   });
 
   it('a last statement marked endsWithNext goes out with its COMMIT; a statement after it is refused', async () => {
-    const events: string[] = [];
-    const submit = Query.prototype.submit;
-    Query.prototype.submit = function (this: Query & { text: string }, connection) {
-      events.push(`sent ${this.text.split(' ')[0]}`);
-      (connection as unknown as NodeJS.EventEmitter).once('readyForQuery', () => events.push('answered'));
-      return submit.call(this, connection);
-    };
-    try {
+    let refused = '';
+    const events = await wireEvents(async () => {
       await inTransaction(sequelize, async (t) => {
         await runStatement(sequelize, { sql: `INSERT INTO ${table} VALUES ($1, $2)`, bind: [1, 'one'] }, t);
-        events.length = 0;
-        t.end = 'next'; // what SqlDriver makes of Transaction.endsWithNext
-        await runStatement(sequelize, { sql: `INSERT INTO ${table} VALUES ($1, $2)`, bind: [2, 'two'] }, t);
+        const tx: SqlTransaction = { driver: 'sql', t, endsWithNext: true };
+        const last = targetOf(tx); // what SqlDriver makes of Transaction.endsWithNext
+        await runStatement(sequelize, { sql: `INSERT INTO ${table} VALUES ($1, $2)`, bind: [2, 'two'] }, last);
+        refused = (() => {
+          try {
+            targetOf(tx);
+            return 'accepted';
+          } catch (error) {
+            return (error as Error).message;
+          }
+        })();
       });
-    } finally {
-      Query.prototype.submit = submit;
-    }
-    expect(events.slice(0, 3)).to.deep.equal(['sent INSERT', 'sent COMMIT', 'answered']);
-    expect(events.filter((e) => e.startsWith('sent'))).to.have.length(2);
+    });
+    // the first INSERT (with BEGIN), then the second with its COMMIT before any answer to them
+    const second = events.lastIndexOf('sent INSERT');
+    expect(events.slice(second, second + 3)).to.deep.equal(['sent INSERT', 'sent COMMIT', 'answered']);
+    expect(events.slice(second).filter((e) => e.startsWith('sent'))).to.have.length(2);
+    expect(refused).to.match(/after the one its transaction committed with/);
     expect(await count()).to.equal(2);
   });
 

@@ -1,6 +1,7 @@
 import type { Express } from 'express';
 import { expect } from 'chai';
 import supertest from 'supertest';
+import type { DocumentedRoute } from '../../lib/openapi/documented-route';
 import { startMongo, type MongoHandle } from '../../lib/testing/start-mongo';
 import { startPostgres, type PostgresHandle } from '../../lib/testing/start-postgres';
 
@@ -24,16 +25,7 @@ interface ExampleApp {
 }
 
 /** What the suite reads of a generated route (from the app's route table). */
-export interface RouteFacts {
-  name: string;
-  resource: string;
-  model: string;
-  action: string;
-  method: 'get' | 'post' | 'put' | 'patch' | 'delete';
-  path: string;
-  access: 'read' | 'create' | 'update' | 'delete';
-  permissions?: string[];
-}
+export type RouteFacts = Pick<DocumentedRoute, 'name' | 'resource' | 'model' | 'action' | 'method' | 'path' | 'access' | 'permissions'>;
 
 /** A user of the example app with an api token, and agents acting as them. */
 export interface Member {

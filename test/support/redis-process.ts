@@ -20,7 +20,8 @@ export interface RedisProcess {
 
 export const haveRedisServer = spawnSync('sh', ['-c', 'command -v redis-server'], { encoding: 'utf8' }).status === 0;
 
-function listening(port: number): Promise<boolean> {
+/** Whether something accepts connections on 127.0.0.1:port. */
+export function listening(port: number): Promise<boolean> {
   return new Promise((resolve) => {
     const socket = createConnection({ port, host: '127.0.0.1' });
     socket.once('connect', () => {
