@@ -2,7 +2,7 @@ import type { AggregateQuery, Measure } from '../../lib/query/aggregate-ast';
 import type { OrderKey } from '../../lib/query/ast';
 import type { Catalog, FieldInfo } from '../../lib/resource/model-info';
 import { CompileContext } from './compile-context';
-import { compileFilter } from './compile-filter';
+import { compileCountFilter } from './compile-count-filter';
 import { compileOrder } from './compile-order';
 import type { ModelMap } from './model-map';
 import { ParamBuilder, quoteIdent, type SqlStatement } from './sql-builder';
@@ -57,7 +57,7 @@ export function compileAggregate(query: AggregateQuery, catalog: Catalog, tables
   ];
   let grouped = `SELECT ${columns.join(', ')} FROM ${ctx.table(model)} AS ${quoteIdent(root)}`;
   if (plan.joins.length) grouped += ` ${plan.joins.join(' ')}`;
-  if (query.filter) grouped += ` WHERE ${compileFilter(query.filter, ctx, model, root, params)}`;
+  if (query.filter) grouped += ` WHERE ${compileCountFilter(query.filter, ctx, model, root, params)}`;
   if (plan.keys.length) grouped += ` GROUP BY ${plan.keys.map((k) => k.column).join(', ')}`;
 
   const orderBy = query.order

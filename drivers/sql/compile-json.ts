@@ -3,6 +3,7 @@ import type { ListQuery } from '../../lib/query/ast';
 import type { Catalog } from '../../lib/resource/model-info';
 import type { HiddenFields } from '../../lib/driver/json-read';
 import { compileFilter, equalityOnly } from './compile-filter';
+import { compileCountFilter } from './compile-count-filter';
 import { compileTreeCondition } from './compile-tree';
 import { compileOrder, keysetCondition, type OrderPlan } from './compile-order';
 import { selectFields } from './compile-relations';
@@ -123,7 +124,7 @@ export function compileJson(query: ListQuery, catalog: Catalog, tables: ModelMap
     const c = params.alias('c');
     const conditions = [
       ...(query.tree ? [compileTreeCondition(query.tree, ctx, model, c, params)] : []),
-      ...(query.filter ? [compileFilter(query.filter, ctx, model, c, params)] : []),
+      ...(query.filter ? [compileCountFilter(query.filter, ctx, model, c, params)] : []),
     ];
     sql += `, (SELECT count(*) FROM ${ctx.table(model)} AS ${quoteIdent(c)}${conditions.length ? ` WHERE ${conditions.join(' AND ')}` : ''}) AS "total"`;
   }

@@ -2,6 +2,7 @@ import { LRUCache } from 'lru-cache';
 import type { ListQuery, Page, RelationLoad } from '../../lib/query/ast';
 import type { Catalog, FieldInfo } from '../../lib/resource/model-info';
 import { compileFilter, equalityOnly } from './compile-filter';
+import { compileCountFilter } from './compile-count-filter';
 import { compileTreeCondition } from './compile-tree';
 import { compileOrder, keysetCondition, type OrderPlan } from './compile-order';
 import { compileRelationLoads, selectFields, type RelationPlan } from './compile-relations';
@@ -171,7 +172,7 @@ export function compileList(query: ListQuery, catalog: Catalog, tables: ModelMap
     const c = countParams.alias('t');
     const conditions = [
       ...(query.tree ? [compileTreeCondition(query.tree, ctx, model, c, countParams)] : []),
-      ...(query.filter ? [compileFilter(query.filter, ctx, model, c, countParams)] : []),
+      ...(query.filter ? [compileCountFilter(query.filter, ctx, model, c, countParams)] : []),
     ];
     const filter = conditions.length ? ` WHERE ${conditions.join(' AND ')}` : '';
     count = { sql: `SELECT count(*) AS "total" FROM ${ctx.table(model)} AS ${quoteIdent(c)}${filter}`, bind: countParams.bind, prepare };

@@ -12,6 +12,7 @@ interface AttributeLike {
   type?: { key?: string; type?: { key?: string } };
   field?: string;
   primaryKey?: boolean;
+  unique?: unknown;
   allowNull?: boolean;
   references?: unknown;
   onDelete?: string;
@@ -149,9 +150,23 @@ export function describeSequelizeModel(
       // a paranoid model is soft-deletable through its deletedAt attribute
       ...(paranoid && stamps.deletedAt ? { paranoid: stamps.deletedAt } : {}),
     },
-    table: { ...tableOf(model), columns, textCasts, createdAt: stamps.createdAt ?? null, updatedAt: stamps.updatedAt ?? null },
+    table: { ...tableOf(model), columns, textCasts, indexed: indexedFields(model, attrs, columns), createdAt: stamps.createdAt ?? null, updatedAt: stamps.updatedAt ?? null },
     maxId: keyType === 'BIGINT' ? Number.MAX_SAFE_INTEGER : 2147483647,
   };
+}
+
+/** Fields that lead an index the model declares (primary key, unique attributes, `indexes`): a filter on one can use it. */
+function indexedFields(model: AnyModel, attrs: Record<string, AttributeLike>, columns: Record<string, string>): string[] {
+  const fieldOf = new Map(Object.entries(columns).map(([field, column]) => [column, field]));
+  const out = new Set<string>();
+  for (const [name, attr] of Object.entries(attrs)) if (attr.primaryKey || attr.unique) out.add(name);
+  const indexes = (model as unknown as { options?: { indexes?: Array<{ fields?: Array<string | { name?: string; attribute?: string }> }> } }).options?.indexes ?? [];
+  for (const index of indexes) {
+    const first = index.fields?.[0];
+    const name = typeof first === 'string' ? first : (first?.attribute ?? first?.name);
+    if (name) out.add(fieldOf.get(name) ?? name);
+  }
+  return [...out];
 }
 
 /** A has-one/has-many association's sourceKey when it is not the primary key (the spec's localKey). */

@@ -11,6 +11,8 @@ export interface StorageInfo {
    * rather than fail.
    */
   textCasts?: Record<string, 'text' | 'text[]'>;
+  /** Fields that lead an index the model declares (compile-count-filter.ts counts through them). */
+  indexed?: readonly string[];
   /** Timestamp fields maintained by the driver (null when the model has none). */
   createdAt: string | null;
   updatedAt: string | null;

@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import { compileList } from '../../../drivers/sql';
 import type { Filter, OrderKey, Page, Scalar } from '../../../lib/query/ast';
 import { catalog, listQuery, tables } from './fixture';
+import type { ModelMap } from '../../../drivers/sql';
 
 const key = (field: string, direction: 'asc' | 'desc' = 'asc', relations: string[] = []): OrderKey => ({ relations, field, direction });
 const ID = key('id');
@@ -70,6 +71,24 @@ describe('sql compiler: pagination', () => {
       bind: ['red'],
       prepare: true,
     });
+  });
+
+  it("offset: a belongs-to filter on an indexed foreign key counts through the related keys (ANY of an array), the page keeps EXISTS", () => {
+    const related: Filter = { kind: 'related', relation: 'category', filter: { kind: 'condition', field: 'name', operator: 'like', value: 'G%' } };
+    const filter: Filter = { kind: 'and', filters: [{ kind: 'condition', field: 'price', operator: '>=', value: 10 }, related] };
+    const page = { kind: 'offset', page: 1, size: 10 } as const;
+    const indexed: ModelMap = { ...tables, product: { ...tables.product, indexed: ['id', 'category_id'] } };
+    const q = compileList(listQuery({ filter, page }), catalog, indexed);
+    expect(q.count?.sql).to.equal('SELECT count(*) AS "total" FROM "products" AS "t0" WHERE ("t0"."price" >= $1 AND "t0"."category_id" = ANY(ARRAY(SELECT "r1"."id" FROM "categories" AS "r1" WHERE "r1"."name" LIKE $2 ESCAPE \'\')))');
+    expect(q.count?.bind).to.deep.equal([10, 'G%']);
+    expect(q.rows.sql).to.include('EXISTS (SELECT 1 FROM "categories"');
+    // without an index on the foreign key, under OR, or without conditions on the related record: EXISTS
+    const plain = compileList(listQuery({ filter, page }), catalog, tables);
+    expect(plain.count?.sql).to.include('EXISTS (SELECT 1 FROM "categories"');
+    const either = compileList(listQuery({ filter: { kind: 'or', filters: filter.filters }, page }), catalog, indexed);
+    expect(either.count?.sql).to.include('EXISTS (SELECT 1 FROM "categories"');
+    const bare = compileList(listQuery({ filter: { kind: 'related', relation: 'category', filter: null }, page }), catalog, indexed);
+    expect(bare.count?.sql).to.include('EXISTS (SELECT 1 FROM "categories"');
   });
 
   it('offset without a filter counts the whole table', () => {
