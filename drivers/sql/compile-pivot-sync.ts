@@ -11,7 +11,18 @@ import { quoteIdent, quoteLiteral, type SqlStatement } from './sql-builder';
  * Runs after the parent's pivot lock (compilePivotTryLock), which makes the snapshot the set it
  * replaces. Identifiers come from the declaration, values only from `bind`.
  */
-export function compilePivotLinks(pivot: PivotInfo, parentId: unknown, rows: Array<Record<string, unknown>>, mode: PivotLinkMode): SqlStatement {
+/**
+ * A guarded link's conditions (pivot-writes.ts compiles them): the parent's visibility as a query
+ * (null: not checked), the related record's as a condition on a wanted row's related key, and their
+ * values, bound after the parent id ($1) and the rows ($2).
+ */
+export interface CompiledLinkGuard {
+  parent: string | null;
+  related: (relatedKey: string) => string;
+  bind: unknown[];
+}
+
+export function compilePivotLinks(pivot: PivotInfo, parentId: unknown, rows: Array<Record<string, unknown>>, mode: PivotLinkMode, guard?: CompiledLinkGuard): SqlStatement {
   const table = quoteIdent(pivot.table);
   const parent = quoteIdent(pivot.parentKey);
   const related = quoteIdent(pivot.relatedKey);
@@ -21,15 +32,19 @@ export function compilePivotLinks(pivot: PivotInfo, parentId: unknown, rows: Arr
   // JSON stays beside its values, to tell a column sent as null from one not sent
   const uniform = rows.every((r) => columns.every((c) => Object.prototype.hasOwnProperty.call(r, c)));
   const picked = [pivot.parentKey, pivot.relatedKey, ...columns].map((c) => `"v".${quoteIdent(c)}`).join(', ');
+  // guarded: nothing is wanted under a parent the caller cannot see, nor a related record they cannot
+  const ok = guard?.parent ? ' AND EXISTS (SELECT 1 FROM "ok")' : '';
+  const visible = guard ? ` WHERE ${guard.related(`"v".${related}`)}${ok}` : '';
   const ctes = [
+    ...(guard?.parent ? [`"ok" AS MATERIALIZED (${guard.parent})`] : []),
     uniform
-      ? `"w" AS MATERIALIZED (SELECT ${picked}, "v"."ordinality" AS "grr_n" FROM json_populate_recordset(NULL::${table}, $2::json) WITH ORDINALITY AS "v")`
-      : `"w" AS MATERIALIZED (SELECT ${picked}, "e"."grr_n", "e"."grr_j" FROM jsonb_array_elements($2::jsonb) WITH ORDINALITY AS "e"("grr_j", "grr_n"), jsonb_populate_record(NULL::${table}, "e"."grr_j") AS "v")`,
+      ? `"w" AS MATERIALIZED (SELECT ${picked}, "v"."ordinality" AS "grr_n" FROM json_populate_recordset(NULL::${table}, $2::json) WITH ORDINALITY AS "v"${visible})`
+      : `"w" AS MATERIALIZED (SELECT ${picked}, "e"."grr_n", "e"."grr_j" FROM jsonb_array_elements($2::jsonb) WITH ORDINALITY AS "e"("grr_j", "grr_n"), jsonb_populate_record(NULL::${table}, "e"."grr_j") AS "v"${visible})`,
   ];
   // $1 (the parent id) is only ever compared with the parent column, which types it; an INSERT
   // target list would leave it text, so the rows carry the parent key too (compilePivotInsert's rows)
   if (mode === 'sync') {
-    ctes.push(`"d" AS (DELETE FROM ${table} AS "t" WHERE "t".${parent} = $1 AND NOT EXISTS (SELECT 1 FROM "w" WHERE "w".${related} = "t".${related}) RETURNING "t".${related} AS "id")`);
+    ctes.push(`"d" AS (DELETE FROM ${table} AS "t" WHERE "t".${parent} = $1${ok} AND NOT EXISTS (SELECT 1 FROM "w" WHERE "w".${related} = "t".${related}) RETURNING "t".${related} AS "id")`);
     const update = compileChanges(pivot, columns, uniform);
     if (update) ctes.push(update);
   }
@@ -43,9 +58,10 @@ export function compilePivotLinks(pivot: PivotInfo, parentId: unknown, rows: Arr
   const attached = `(SELECT COALESCE(json_agg("w".${related} ORDER BY "w"."grr_n"), '[]') FROM "w" WHERE "w".${related} IN (SELECT "id" FROM "i")) AS "attached"`;
   const detached = mode === 'attach' ? `'[]'::json AS "detached"` : `(SELECT COALESCE(json_agg("id" ORDER BY "id"), '[]') FROM "d") AS "detached"`;
   const updated = ctes.some((c) => c.startsWith('"u"')) ? `(SELECT COALESCE(json_agg("id" ORDER BY "grr_n"), '[]') FROM "u") AS "updated"` : `'[]'::json AS "updated"`;
+  const checks = guard ? `, ${guard.parent ? 'EXISTS (SELECT 1 FROM "ok")' : 'TRUE'} AS "parentVisible", (SELECT COALESCE(json_agg("w".${related}), '[]') FROM "w") AS "visible"` : '';
   return {
-    sql: `WITH ${ctes.join(', ')} SELECT ${attached}, ${detached}, ${updated}`,
-    bind: [parentId, JSON.stringify(rows)],
+    sql: `WITH ${ctes.join(', ')} SELECT ${attached}, ${detached}, ${updated}${checks}`,
+    bind: [parentId, JSON.stringify(rows), ...(guard?.bind ?? [])],
     // prepared: keys and equality only (the parent id, one JSON document), and its parse and plan
     // (0.3-0.4 ms for the five CTEs) are a tenth of a sync of 100
     prepare: true,

@@ -1,9 +1,11 @@
 import type { TxTarget } from './run-statement';
-import type { PivotCapability, PivotLinkOutcome, PivotRow, Transaction } from '../../lib/driver';
+import type { GuardedLinkOutcome, PivotCapability, PivotLinkOutcome, PivotRow, Transaction } from '../../lib/driver';
 import { relationOf } from '../../lib/resource/model-lookup';
 import type { Catalog, PivotInfo } from '../../lib/resource/model-info';
 import { compilePivotDelete, compilePivotInsert, compilePivotLock, compilePivotRead, compilePivotTryLock, compilePivotUpdate } from './compile-pivots';
 import { compilePivotLinks } from './compile-pivot-sync';
+import { compileLinkGuard } from './compile-link-guard';
+import type { CompileContext } from './compile-context';
 import { convertValue } from './convert-value';
 import { lockOrRetry, type RunStatement } from './advisory-locks';
 
@@ -12,6 +14,9 @@ export interface PivotContext {
   catalog(): Catalog;
   run: RunStatement;
   tx(tx: Transaction | undefined): TxTarget | undefined;
+  compiler(): CompileContext;
+  /** True when each statement of a transaction reads what committed before it (READ COMMITTED). */
+  readsCommitted(): boolean;
 }
 
 /** Many-to-many pivot rows: one statement per call (compile-pivots.ts, compile-pivot-sync.ts). */
@@ -48,6 +53,24 @@ export function createPivots(ctx: PivotContext): PivotCapability {
       const rows = jsonRows(pivot, wanted.map((w) => ({ parentId, relatedId: w.id, values: w.values })));
       const [outcome] = await ctx.run(compilePivotLinks(pivot, parentId, rows, mode), ctx.tx(tx));
       return outcome as unknown as PivotLinkOutcome;
+    },
+    guardedLink: async (model, relation, parentId, wanted, mode, guard, tx) => {
+      // under REPEATABLE READ the snapshot is the lock statement's, taken before it waits
+      if (!ctx.readsCommitted()) return null;
+      const pivot = pivotOf(model, relation);
+      const rows = jsonRows(pivot, wanted.map((w) => ({ parentId, relatedId: w.id, values: w.values })));
+      const compiled = compileLinkGuard(ctx.compiler(), model, relation, guard);
+      const statement = compilePivotLinks(pivot, parentId, rows, mode, compiled);
+      // the lock and the write go out together: the write's COMMIT (endsWithNext) belongs to it, not to the lock
+      const last = tx.endsWithNext;
+      tx.endsWithNext = false;
+      const locked = ctx.run(compilePivotLock(pivot, parentId), ctx.tx(tx));
+      locked.catch(() => undefined); // awaited below, after the write's own answer
+      tx.endsWithNext = last;
+      const linked = ctx.run({ ...statement, prepare: statement.prepare && compiled.preparable }, ctx.tx(tx));
+      const [outcome] = await linked;
+      await locked;
+      return outcome as unknown as GuardedLinkOutcome;
     },
     update: async (model, relation, rows, tx) => {
       if (rows.length === 0) return;

@@ -19,7 +19,7 @@ import type { SqlStatement } from './sql-builder';
 import type { StorageInfo } from './model-map';
 import { translateSqlError } from './translate-error';
 import { runStatement, withLease, type Target, type TxTarget } from './run-statement';
-import { inTransaction, targetOf, type SqlTransaction } from './sql-transaction';
+import { inTransaction, readsCommitted, targetOf, type SqlTransaction } from './sql-transaction';
 
 export type { SqlTransaction } from './sql-transaction';
 import { allOrNone, isShortfall } from './all-or-none';
@@ -236,7 +236,7 @@ export class SqlDriver extends ConnectionDriver<Sequelize> implements Driver, Js
   }
 
   /** Many-to-many pivot rows: one statement per call (pivot-writes.ts). */
-  readonly pivots: PivotCapability = createPivots({ catalog: () => this.requireCatalog(), run: (s, t) => this.run(s, t), tx: (tx) => this.tx(tx) });
+  readonly pivots: PivotCapability = createPivots({ catalog: () => this.requireCatalog(), run: (s, t) => this.run(s, t), tx: (tx) => this.tx(tx), compiler: () => new CompileContext(this.requireCatalog(), this.tables), readsCommitted: () => readsCommitted(this.db()) });
 
   /** A pivot table is known when a Sequelize model of this instance maps it; its columns are the attributes' fields. */
   pivotColumns(table: string): string[] | null {

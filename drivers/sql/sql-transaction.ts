@@ -15,6 +15,11 @@ function beginOf(sequelize: Sequelize): string {
   return `BEGIN ISOLATION LEVEL ${name}`;
 }
 
+/** True when the transactions' isolation lets each statement read what committed before it (PostgreSQL runs READ UNCOMMITTED as READ COMMITTED). */
+export function readsCommitted(sequelize: Sequelize): boolean {
+  return /^BEGIN( ISOLATION LEVEL READ (UN)?COMMITTED)?$/.test(beginOf(sequelize));
+}
+
 /**
  * One transaction on one connection of Sequelize's pool, run by this driver instead of
  * `sequelize.transaction`: the statements are this driver's own (run-statement.ts), so Sequelize's

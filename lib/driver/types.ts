@@ -1,7 +1,7 @@
 import type { DatabaseErrorInfo } from '../errors/database-error';
 export type { DatabaseErrorInfo, DatabaseErrorType } from '../errors/database-error';
 import type { AggregateQuery, AggregateResult } from '../query/aggregate-ast';
-import type { ListQuery, RelationLoad, Scalar } from '../query/ast';
+import type { Filter, ListQuery, RelationLoad, Scalar } from '../query/ast';
 export type { ReadOptions } from '../query/ast';
 import type { Catalog, ModelInfo } from '../resource/model-info';
 import type { ModelDeclaration } from '../resource/relation-declaration';
@@ -114,6 +114,28 @@ export interface PivotCapability {
    * the relation routes read the links and call detach, update and attach.
    */
   link?(model: string, relation: string, parentId: Id, wanted: Array<{ id: Id; values: Record<string, unknown> }>, mode: PivotLinkMode, tx: Transaction): Promise<PivotLinkOutcome>;
+  /**
+   * Optional: `link` with its checks and its lock in one round trip, the first statements of the
+   * transaction: the lock, then the write whose own conditions are the parent's visibility
+   * (nothing written when it is not visible) and each related id's (an id not visible is left
+   * out). Null when the driver cannot here (a transaction whose snapshot predates the lock:
+   * REPEATABLE READ); the caller then checks, locks and links in steps.
+   */
+  guardedLink?(model: string, relation: string, parentId: Id, wanted: Array<{ id: Id; values: Record<string, unknown> }>, mode: PivotLinkMode, guard: LinkGuard, tx: Transaction): Promise<GuardedLinkOutcome | null>;
+}
+
+/** The read scopes a guarded link checks (null: every record is visible). */
+export interface LinkGuard {
+  /** The parent's scope; undefined when the parent is not checked (the caller is the parent). */
+  parent?: Filter | null;
+  related: Filter | null;
+}
+
+export interface GuardedLinkOutcome extends PivotLinkOutcome {
+  /** False when the parent was not visible: nothing was written. */
+  parentVisible: boolean;
+  /** The wanted related ids that were visible (the others were left out). */
+  visible: Id[];
 }
 
 /** Rows of a list query as a stream from a database cursor (capability: exports). */

@@ -46,10 +46,18 @@ export class RelationBase {
   async parentId(ref: ParentRef, ctx: RequestContext, tx?: Transaction): Promise<Id> {
     const id = this.parentIdOf(ref, ctx);
     // the caller is the parent (implicit): no visibility check (a user may see their own related records without a grant on users)
-    if (ref.kind !== 'implicit' && (await this.parent.visibleIds([id], ctx, tx)).length === 0) throw new NotFoundError(`No ${this.parent.name} found with id ${ref.rawId}.`);
-    // hooks of the related resource see which parent the request is under (RequestContext.parent)
-    ctx.parent = { model: this.parent.name, id, relation: this.config.relation.name };
+    if (ref.kind !== 'implicit' && (await this.parent.visibleIds([id], ctx, tx)).length === 0) throw this.parentNotFound(ref);
+    this.underParent(id, ctx);
     return id;
+  }
+
+  protected parentNotFound(ref: ParentRef): NotFoundError {
+    return new NotFoundError(`No ${this.parent.name} found with id ${ref.kind === 'implicit' ? 'me' : ref.rawId}.`);
+  }
+
+  /** Hooks of the related resource see which parent the request is under (RequestContext.parent). */
+  protected underParent(id: Id, ctx: RequestContext): void {
+    ctx.parent = { model: this.parent.name, id, relation: this.config.relation.name };
   }
 
   /** A related id of the path, or the relation's 404 when it cannot be one. */

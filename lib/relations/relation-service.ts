@@ -24,6 +24,10 @@ export class RelationService extends RelationRecords {
    */
   async attach(ref: ParentRef, body: unknown, scenario: PivotScenario, ctx: RequestContext): Promise<Record<string, unknown> | PartialSuccess> {
     const entries = this.entriesOf(body, scenario);
+    if (this.pivots.guardedLink && this.parent.database.capabilities.pipelinedTransactions) {
+      const answer = await this.guardedAttach(ref, entries, scenario, ctx);
+      if (answer) return answer;
+    }
     const rawIds = entries.map((e) => e.rawId);
     const name = this.config.relation.name;
     let missing: Array<string | number> = [];
@@ -51,6 +55,37 @@ export class RelationService extends RelationRecords {
       const inserted = new Set((await this.pivots.attach(this.parent.name, name, diff.attach.map((w) => ({ parentId, relatedId: w.id, values: w.values })), tx)).map((id) => String(id).toLowerCase()));
       return { parentId, attached: diff.attach.filter((w) => inserted.has(String(w.id).toLowerCase())).map((w) => w.id), detached, updated: diff.update.map((w) => w.id) };
     });
+    return this.attachAnswer(scenario, outcome, missing, ctx);
+  }
+
+  /**
+   * The attach route in one round trip where the driver can (PivotCapability.guardedLink): the
+   * parent's and the related ids' checks are conditions of the write itself, so the lock and the
+   * write go out with BEGIN and COMMIT; the answers are the checked path's. Null when the driver
+   * cannot here (the caller takes the checked path).
+   */
+  private async guardedAttach(ref: ParentRef, entries: PivotEntry[], scenario: PivotScenario, ctx: RequestContext): Promise<Record<string, unknown> | PartialSuccess | null> {
+    const parentId = this.parentIdOf(ref, ctx);
+    const parsed = entries.map((e) => this.parseRelated(e.rawId));
+    const wanted: WantedLink[] = entries.flatMap((e, i) => (parsed[i] === null ? [] : [{ id: parsed[i]!, values: e.values }]));
+    // the caller as the parent (implicit) is not checked, as parentId() does not
+    const guard = { ...(ref.kind === 'implicit' ? {} : { parent: this.parent.readScope(ctx) }), related: this.related.readScope(ctx) };
+    const mode = scenario === 'bulk_attach' || scenario === 'attach' ? 'attach' : scenario;
+    const outcome = await this.parent.database.transaction(async (tx) => {
+      tx.endsWithNext = true; // nothing is checked after the write: the driver may commit with it
+      return this.pivots.guardedLink!(this.parent.name, this.config.relation.name, parentId, wanted, mode, guard, tx);
+    });
+    if (!outcome) return null;
+    if (!outcome.parentVisible) throw this.parentNotFound(ref);
+    this.underParent(parentId, ctx);
+    const visible = new Set(outcome.visible.map(String));
+    const missing = entries.flatMap((e, i) => (parsed[i] !== null && visible.has(String(parsed[i])) ? [] : [e.rawId]));
+    // a single attach of an id the caller cannot see wrote nothing (the write left it out)
+    if (scenario === 'attach' && missing.length > 0) throw this.notFound(entries[0].rawId, parentId);
+    return this.attachAnswer(scenario, { parentId, ...outcome }, missing, ctx);
+  }
+
+  private attachAnswer(scenario: PivotScenario, outcome: { parentId: Id; attached: Id[]; detached: Id[]; updated: Id[] }, missing: Array<string | number>, ctx: RequestContext): Record<string, unknown> | PartialSuccess {
     this.touch(ctx);
     const answer: Record<string, unknown> = { attached: outcome.attached };
     if (scenario === 'sync' || scenario === 'toggle') answer.detached = outcome.detached;

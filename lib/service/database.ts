@@ -144,6 +144,7 @@ export class Database {
       update: (...args: Parameters<PivotCapability['update']>) => pivots().update(...args),
       lock: (model: string, relation: string, parentId: Id, tx: Transaction) => pivots().lock?.(model, relation, parentId, tx) ?? Promise.resolve(),
       link: this.driver.pivots?.link ? (...args: Parameters<NonNullable<PivotCapability['link']>>) => pivots().link!(...args) : undefined,
+      guardedLink: this.driver.pivots?.guardedLink ? (...args: Parameters<NonNullable<PivotCapability['guardedLink']>>) => pivots().guardedLink!(...args) : undefined,
     };
   }
 

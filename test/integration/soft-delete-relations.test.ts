@@ -11,7 +11,7 @@ import { sharedMongo, sharedPostgres } from '../support/databases';
  * drivers: belongsTo (book.author), hasOne (author.profile), hasMany (author.books) and
  * belongsToMany (book.labels), each target soft-deletable.
  */
-type Build = () => Promise<{ models: Record<string, unknown>; pivot: string; close(): Promise<void> }>;
+type Build = () => Promise<{ models: Record<string, unknown>; pivot: string; links(): Promise<number>; close(): Promise<void> }>;
 
 const BUILD: Record<string, Build> = {
   mongo: async () => {
@@ -26,7 +26,7 @@ const BUILD: Record<string, Build> = {
     const Label = c.model('Label', new mongoose.Schema({ text: String, deleted_at }, ts));
     c.model('BookLabel', new mongoose.Schema({ book_id: mongoose.Schema.Types.ObjectId, label_id: mongoose.Schema.Types.ObjectId }), 'book_label');
     await c.dropDatabase();
-    return { models: { Author, Profile, Book, Label, BookLabel: c.models.BookLabel }, pivot: 'book_label', close: () => c.close() };
+    return { models: { Author, Profile, Book, Label, BookLabel: c.models.BookLabel }, pivot: 'book_label', links: async () => (await c.collection('book_label').countDocuments()) as number, close: () => c.close() };
   },
   sql: async () => {
     const s = new Sequelize((await sharedPostgres()).uri, { logging: false });
@@ -43,7 +43,7 @@ const BUILD: Record<string, Build> = {
     Book.belongsToMany(Label, { as: 'labels', through: BookLabel, foreignKey: 'book_id', otherKey: 'label_id' });
     Label.belongsToMany(Book, { as: 'books', through: BookLabel, foreignKey: 'label_id', otherKey: 'book_id' });
     await s.sync({ force: true });
-    return { models: { Author, Profile, Book, Label, BookLabel }, pivot: 'sd_book_label', close: () => s.close() };
+    return { models: { Author, Profile, Book, Label, BookLabel }, pivot: 'sd_book_label', links: () => BookLabel.count(), close: () => s.close() };
   },
 };
 
@@ -52,6 +52,7 @@ for (const [driver, build] of Object.entries(BUILD)) {
     this.timeout(60_000);
     let app: express.Express;
     let close: () => Promise<void>;
+    let links: () => Promise<number>;
     const ids: Record<string, string | number> = {};
     const api = (path: string, query: Record<string, unknown> = {}) =>
       request(app).get(`/api${path}`).query(Object.fromEntries(Object.entries(query).map(([k, v]) => [k, typeof v === 'string' ? v : JSON.stringify(v)])));
@@ -64,12 +65,16 @@ for (const [driver, build] of Object.entries(BUILD)) {
     before(async () => {
       const built = await build();
       close = built.close;
+      links = built.links;
       const m = built.models;
       const pivot = { table: built.pivot, parentKey: 'book_id', relatedKey: 'label_id' };
       const restApi = createRestApi()
         .register({ name: 'authors', MODEL: 'author', model: m.Author, fillable: ['name'], softDelete: true, RELATIONS: ['profile', 'books'], relations: { profile: { kind: 'hasOne', target: 'profile', foreignKey: 'author_id' }, books: { kind: 'hasMany', target: 'book', foreignKey: 'author_id' } } })
         .register({ name: 'profiles', MODEL: 'profile', model: m.Profile, fillable: ['bio', 'author_id'], softDelete: true, relations: { author: { kind: 'belongsTo', target: 'author', foreignKey: 'author_id', onDelete: 'cascade' } } })
-        .register({ name: 'books', MODEL: 'book', model: m.Book, fillable: ['title', 'author_id'], softDelete: true, RELATIONS: ['author', 'labels'], relations: { author: { kind: 'belongsTo', target: 'author', foreignKey: 'author_id', onDelete: 'cascade' }, labels: { kind: 'belongsToMany', target: 'label', pivot } } })
+        .register(
+          { name: 'books', MODEL: 'book', model: m.Book, fillable: ['title', 'author_id'], softDelete: true, RELATIONS: ['author', 'labels'], relations: { author: { kind: 'belongsTo', target: 'author', foreignKey: 'author_id', onDelete: 'cascade' }, labels: { kind: 'belongsToMany', target: 'label', pivot } } },
+          { relationRoutes: { manyToMany: { labels: { relationship: 'labels', pivotModel: built.pivot, parentKey: 'book_id', relatedKey: 'label_id', mutation: { dataKey: 'labels' } } } } },
+        )
         .register({ name: 'labels', MODEL: 'label', model: m.Label, fillable: ['text'], softDelete: true });
       app = express();
       app.use('/api', restApi.router());
@@ -122,6 +127,45 @@ for (const [driver, build] of Object.entries(BUILD)) {
       expect(book.body.labels.map((l: { text: string }) => l.text)).to.deep.equal(['kept']);
       const filtered = await api('/books', { oper: { labels: { and: ['text|=|trashed'] } } });
       expect(filtered.body.data).to.deep.equal([]);
+    });
+
+    // the relation routes' links: a trashed parent or related record is never linked (on PostgreSQL the
+    // checks are conditions of the one link statement: compile-link-guard.ts)
+    it('attach, sync and toggle under a trashed parent are a 404 that writes nothing', async () => {
+      const before = await links();
+      for (const scenario of ['bulk_attach', 'sync', 'toggle']) {
+        const res = await request(app).post(`/api/books/${ids.trashedBook}/labels/attach`).query({ _scenario: scenario }).send({ labels: [ids.label] });
+        expect(res.status, `${scenario}: ${res.text}`).to.equal(404);
+        expect(res.body.message).to.contain(`No book found with id ${ids.trashedBook}`);
+      }
+      const single = await request(app).post(`/api/books/${ids.trashedBook}/labels/attach`).send({ label_id: ids.label });
+      expect(single.status, single.text).to.equal(404);
+      expect(await links()).to.equal(before);
+    });
+
+    it('a trashed related record is left out of attach, sync and toggle (a 207 naming it) and never linked', async () => {
+      const fresh = await create('books', { title: 'Fresh', author_id: ids.live });
+      const labels = async () => (await api(`/books/${fresh}/labels`)).body.data.map((l: { text: string }) => l.text).sort();
+      const attach = await request(app).post(`/api/books/${fresh}/labels/attach`).query({ _scenario: 'bulk_attach' }).send({ labels: [ids.label, ids.trashedLabel] });
+      expect(attach.status, attach.text).to.equal(207);
+      expect(attach.body.attached).to.deep.equal([ids.label]);
+      expect(attach.body.error.not_found_ids).to.deep.equal([ids.trashedLabel]);
+      expect(await labels()).to.deep.equal(['kept']);
+      const sync = await request(app).post(`/api/books/${fresh}/labels/attach`).query({ _scenario: 'sync' }).send({ labels: [ids.trashedLabel] });
+      expect(sync.status, sync.text).to.equal(207);
+      expect([sync.body.attached, sync.body.detached, sync.body.error.not_found_ids]).to.deep.equal([[], [ids.label], [ids.trashedLabel]]);
+      expect(await labels()).to.deep.equal([]);
+      const single = await request(app).post(`/api/books/${fresh}/labels/attach`).send({ label_id: ids.trashedLabel });
+      expect(single.status, single.text).to.equal(404);
+      const toggle = await request(app).post(`/api/books/${fresh}/labels/attach`).query({ _scenario: 'toggle' }).send({ labels: [ids.label, ids.trashedLabel] });
+      expect(toggle.status, toggle.text).to.equal(207);
+      expect(await labels()).to.deep.equal(['kept']);
+      // the trashed label, restored, is visible again: linked by the same request
+      expect((await request(app).post(`/api/labels/${ids.trashedLabel}/restore`)).status).to.be.oneOf([200, 204]);
+      const again = await request(app).post(`/api/books/${fresh}/labels/attach`).query({ _scenario: 'sync' }).send({ labels: [ids.label, ids.trashedLabel] });
+      expect(again.status, again.text).to.equal(200);
+      expect(await labels()).to.deep.equal(['kept', 'trashed']);
+      expect((await request(app).delete(`/api/labels/${ids.trashedLabel}`)).status).to.equal(200);
     });
   });
 }
