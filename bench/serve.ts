@@ -89,9 +89,12 @@ serveChild(async () => {
   const target = driver === 'sql' ? { driver: 'sql' as const, postgresUri: uri } : { driver: 'mongo' as const, mongoUri: uri };
   const example = await createExampleApp({ ...target, auth, adminToken: BENCH_TOKENS.superuser });
   // BENCH_PER_STEP_LINKS=1 (bench:set-writes): the relation routes' per-step path of a driver without
-  // PivotCapability.link (read, detach, update, attach), beside the set-based one in the same run
-  const pivots = example.api.registry.entry('product').driver.pivots as { link?: unknown } | undefined;
-  if (process.env.BENCH_PER_STEP_LINKS === '1' && pivots) delete pivots.link;
+  // PivotCapability.link and guardedLink (read, detach, update, attach), beside the set-based one in the same run
+  const pivots = example.api.registry.entry('product').driver.pivots as { link?: unknown; guardedLink?: unknown } | undefined;
+  if (process.env.BENCH_PER_STEP_LINKS === '1' && pivots) {
+    delete pivots.link;
+    delete pivots.guardedLink;
+  }
   if (auth) {
     // a restricted caller: the viewer role (cost hidden by its read policy)
     const root = createContext({ user: { id: 0, roles: [], is_superuser: true } });
