@@ -69,7 +69,7 @@ export class RelationService extends RelationRecords {
     const parsed = entries.map((e) => this.parseRelated(e.rawId));
     const wanted: WantedLink[] = entries.flatMap((e, i) => (parsed[i] === null ? [] : [{ id: parsed[i]!, values: e.values }]));
     // the caller as the parent (implicit) is not checked, as parentId() does not
-    const guard = { ...(ref.kind === 'implicit' ? {} : { parent: this.parent.readScope(ctx) }), related: this.related.readScope(ctx) };
+    const guard = { ...(ref.kind === 'implicit' ? {} : { parent: this.parent.rootScope(null, ctx) }), related: this.related.rootScope(null, ctx) };
     const mode = scenario === 'bulk_attach' || scenario === 'attach' ? 'attach' : scenario;
     const outcome = await this.parent.database.transaction(async (tx) => {
       tx.endsWithNext = true; // nothing is checked after the write: the driver may commit with it

@@ -48,8 +48,8 @@ export class ResourceServiceBase {
     return this.pipeline.viewOf(ctx);
   }
 
-  /** The records of this resource the caller may see, for a query rooted here (ownership, soft delete, hooks' scope). */
-  rootScope(query: ListQuery, ctx: RequestContext): Filter | null {
+  /** The records of this resource the caller may see (ownership, soft delete, hooks' scope), for a query rooted here or any read of it. */
+  rootScope(query: ListQuery | null, ctx: RequestContext): Filter | null {
     return this.pipeline.scopeOf(ctx)(this.name, query);
   }
 
@@ -62,16 +62,11 @@ export class ResourceServiceBase {
     return inIdOrder(this.shape(rows, query, ctx), ids, this.entry.info.key);
   }
 
-  /** The filter the caller's reads of this resource are narrowed by (soft delete, ownership, scopes), or null. */
-  readScope(ctx: RequestContext): Filter | null {
-    return this.pipeline.scopeOf(ctx)(this.name);
-  }
-
   /** Which of `ids` exist and are visible to the caller: one query (a scoped read when a scope applies). */
   async visibleIds(ids: Id[], ctx: RequestContext, tx?: Transaction, narrow: Filter | null = null): Promise<Id[]> {
     if (ids.length === 0) return [];
     const key = this.entry.info.key;
-    const scope = allOf(this.readScope(ctx), narrow);
+    const scope = allOf(this.rootScope(null, ctx), narrow);
     if (!scope) return this.database.existingIds(this.name, ids, tx);
     const byIds = byIdsQuery(this.entry.info, ids, { select: [key], relations: [] });
     const { rows } = await this.database.list({ ...byIds, filter: allOf(byIds.filter, scope) }, tx);
