@@ -4,7 +4,8 @@ import { expect } from 'chai';
 import { startPostgres } from '../lib/testing';
 import { startChild, type Child } from './child';
 import { SQL_DATASET } from './dataset';
-import { load, type LoadFigures } from './measure';
+import { Client } from 'pg';
+import { load, timePair, type LoadFigures } from './measure';
 import { seedSql } from './seed-sql';
 import type { ServeReady } from './serve';
 
@@ -13,7 +14,8 @@ import type { ServeReady } from './serve';
  * (PostgreSQL, embedded) against a hand-written GROUP BY handler with `pg` in the same run and the
  * same server process (bench/baseline-aggregate.ts); both answer the same page of groups, checked
  * before measuring. Prints the figures and the ratio and writes the "Aggregates" section of
- * bench/RESULTS.md. BENCH_SECONDS (default 8).
+ * bench/RESULTS.md. BENCH_SECONDS (default 8). Then its cost as the table grows: the products doubled
+ * three times (to 160,000), one request at a time, library and baseline alternated.
  */
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
 const LOAD = { connections: 10, seconds: SECONDS, warmupSeconds: 2 };
@@ -40,6 +42,35 @@ function rounded(body: { data: Array<Record<string, unknown>> }): unknown {
   return JSON.parse(JSON.stringify(body), (_key, value: unknown) => (typeof value === 'number' ? Math.round(value * 1e6) / 1e6 : value));
 }
 
+/** One request at a time at 1x, 2x, 4x and 8x the products (each step copies every product once). */
+async function costAsTableGrows(uri: string, library: string, baseline: string): Promise<Array<{ products: number; library: number; baseline: number }>> {
+  const get = async (url: string): Promise<void> => {
+    const res = await fetch(url);
+    if (res.status !== 200) throw new Error(`${url}: ${res.status}`);
+    await res.arrayBuffer();
+  };
+  const client = new Client({ connectionString: uri });
+  await client.connect();
+  const out: Array<{ products: number; library: number; baseline: number }> = [];
+  try {
+    for (let step = 0; step < 4; step++) {
+      if (step > 0) {
+        await client.query(
+          `INSERT INTO products (name, sku, price, stock, status, description, featured, category_id, created_at, updated_at)
+             SELECT name, sku || '-${step}-' || id, price, stock, status, description, featured, category_id, created_at, updated_at FROM products`,
+        );
+        await client.query('ANALYZE products');
+      }
+      const products = Number((await client.query<{ n: string }>('SELECT count(*) AS n FROM products')).rows[0].n);
+      const timed = await timePair(() => get(library), () => get(baseline), 15, 3);
+      out.push({ products, library: timed.a.median, baseline: timed.b.median });
+    }
+  } finally {
+    await client.end();
+  }
+  return out;
+}
+
 async function main(): Promise<void> {
   const pg = await startPostgres();
   let child: Child<ServeReady> | null = null;
@@ -59,6 +90,7 @@ async function main(): Promise<void> {
     const second = { lib: await load(library, LOAD, child.idle), base: await load(baseline, LOAD, child.idle) };
     const base = mean(first.base, second.base);
     const lib = mean(first.lib, second.lib);
+    const growth = await costAsTableGrows(pg.uri, library, baseline);
     const section = [
       '## Aggregates',
       '',
@@ -68,6 +100,12 @@ async function main(): Promise<void> {
       '| --- | --- | --- | --- | --- | --- |',
       row('hand-written pg handler', base, base),
       row('library (one statement: grouped CTE, page and group count)', lib, base),
+      '',
+      'Cost as the table grows (the products doubled, one request at a time, median of 15 alternated after 3 unmeasured):',
+      '',
+      '| products | library ms | hand-written pg ms | library time vs pg |',
+      '| ---: | ---: | ---: | ---: |',
+      ...growth.map((g) => `| ${g.products.toLocaleString('en')} | ${g.library.toFixed(1)} | ${g.baseline.toFixed(1)} | ${(g.library / g.baseline).toFixed(2)}x |`),
     ].join('\n');
     console.log(section);
     const file = join(__dirname, 'RESULTS.md');

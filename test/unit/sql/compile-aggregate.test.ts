@@ -80,6 +80,18 @@ describe('sql compileAggregate: one statement', () => {
     expect(plan.measures.map((m) => [m.fn, m.field?.type ?? null])).to.deep.equal([['count', null], ['max', 'number']]);
   });
 
+  it('prepares the statement only when no value can change how the rows are found', () => {
+    const indexed: typeof tables = { ...tables, product: { ...tables.product, indexed: ['id', 'category_id'] } };
+    const prepared = (filter: AggregateQuery['filter']) => compileAggregate(query({ filter }), catalog, indexed).statement.prepare;
+    // a range on the root's unindexed column: the table is scanned whole whatever the value
+    expect(prepared({ kind: 'condition', field: 'price', operator: '>=', value: 10 })).to.equal(true);
+    expect(prepared({ kind: 'and', filters: [{ kind: 'condition', field: 'name', operator: 'like', value: 'A%' }, { kind: 'condition', field: 'category_id', operator: '=', value: 3 }] })).to.equal(true);
+    expect(prepared(null)).to.equal(true);
+    // a range on an indexed column, or a pattern on a related record: the value picks the plan
+    expect(prepared({ kind: 'condition', field: 'category_id', operator: '>', value: 3 })).to.equal(false);
+    expect(prepared({ kind: 'related', relation: 'category', filter: { kind: 'condition', field: 'name', operator: 'like', value: 'G%' } })).to.equal(false);
+  });
+
   it('never puts a client value in the SQL text', () => {
     const evil = `x'); DROP TABLE products; --`;
     const { statement } = compileAggregate(query({ filter: { kind: 'condition', field: 'name', operator: '=', value: evil } }), catalog, tables);
