@@ -3,7 +3,7 @@ import type { OrderKey } from '../../lib/query/ast';
 import type { Catalog, FieldInfo } from '../../lib/resource/model-info';
 import { CompileContext } from './compile-context';
 import { compileCountFilter } from './compile-count-filter';
-import { scanOnlyRanges } from './compile-filter';
+import { scanOnlyRanges } from './prepare-policy';
 import { compileOrder } from './compile-order';
 import type { ModelMap } from './model-map';
 import { ParamBuilder, quoteIdent, type SqlStatement } from './sql-builder';
@@ -83,7 +83,7 @@ export function compileAggregate(query: AggregateQuery, catalog: Catalog, tables
     `"p" AS (SELECT "g".*, ${numbered} FROM "g"${orderBy ? ` ORDER BY ${orderBy}` : ''} LIMIT ${limit} OFFSET ${offset}) ` +
     `SELECT "p".*, "c"."__total" FROM (SELECT count(*) AS "__total" FROM "g") AS "c" LEFT JOIN "p" ON TRUE ORDER BY "p"."__n"`;
   return {
-    // prepared when no value can change how the rows are found: parse and plan once per connection
+    // prepared when no value can change how rows are found: no LIMIT sits on the scan here
     statement: { sql, bind: params.bind, prepare: scanOnlyRanges(query.filter, ctx, model) },
     groupFields: plan.keys.map((k) => k.field),
     measures: query.measures.map((m) => ({ fn: m.fn, field: m.field === null ? null : ctx.field(model, m.field) })),

@@ -51,44 +51,6 @@ function compileRelated(filter: RelatedFilter, ctx: CompileContext, model: strin
   }
 }
 
-/**
- * True when every condition of the filter is an equality test (`=`, `in`, `null`, `not null`, on
- * scalar fields): PostgreSQL's generic plan for it is as good as a custom one (selectivity from
- * the column's statistics, not from the value), so its statement may be prepared.
- */
-export function equalityOnly(filter: Filter | null | undefined, ctx: CompileContext, model: string): boolean {
-  if (!filter) return true;
-  switch (filter.kind) {
-    case 'and':
-    case 'or':
-      return filter.filters.every((f) => equalityOnly(f, ctx, model));
-    case 'related':
-      return equalityOnly(filter.filter, ctx, ctx.relation(model, filter.relation).target);
-    case 'condition':
-      return ['=', 'in', 'null', 'not null'].includes(filter.operator) && ctx.field(model, filter.field).type !== 'array';
-  }
-}
-
-/**
- * True when the filter's ranges and patterns all test the root's own unindexed columns, and every
- * other condition is an equality (equalityOnly): the root table is scanned whole whatever the
- * values, so a generic plan for an aggregate (no LIMIT that an index order could serve) is the
- * custom one less its planning. Not for pages: there a value's selectivity picks between walking
- * an index in order and sorting what a scan found.
- */
-export function scanOnlyRanges(filter: Filter | null | undefined, ctx: CompileContext, model: string): boolean {
-  if (!filter) return true;
-  switch (filter.kind) {
-    case 'and':
-    case 'or':
-      return filter.filters.every((f) => scanOnlyRanges(f, ctx, model));
-    case 'related':
-      return equalityOnly(filter, ctx, model);
-    case 'condition':
-      return equalityOnly(filter, ctx, model) || (ctx.field(model, filter.field).type !== 'array' && !(ctx.tableInfo(model).indexed ?? []).includes(filter.field));
-  }
-}
-
 const COMPARE: Record<string, string> = { '=': '=', '>': '>', '>=': '>=', '<': '<', '<=': '<=' };
 /** `col > v` on an array means some element is > v, i.e. `v < ANY(col)`. */
 const FLIPPED: Record<string, string> = { '=': '=', '>': '<', '>=': '<=', '<': '>', '<=': '>=' };

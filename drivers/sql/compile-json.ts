@@ -2,7 +2,8 @@ import { LRUCache } from 'lru-cache';
 import type { ListQuery } from '../../lib/query/ast';
 import type { Catalog } from '../../lib/resource/model-info';
 import type { HiddenFields } from '../../lib/driver/json-read';
-import { compileFilter, equalityOnly } from './compile-filter';
+import { compileFilter } from './compile-filter';
+import { pagePrepared } from './prepare-policy';
 import { compileCountFilter } from './compile-count-filter';
 import { compileTreeCondition } from './compile-tree';
 import { compileOrder, keysetCondition, type OrderPlan } from './compile-order';
@@ -131,8 +132,7 @@ export function compileJson(query: ListQuery, catalog: Catalog, tables: ModelMap
   const pageRows = `(${head.inner}${tail})`;
   const from = page?.kind === 'cursor' ? `(SELECT "n".*, row_number() OVER (${head.order.outerOrderBy('n') ? `ORDER BY ${head.order.outerOrderBy('n')}` : ''}) AS "__n" FROM ${pageRows} AS "n")` : pageRows;
   sql += ` FROM ${from} AS ${quoteIdent(W)} ${head.from}`;
-  // as the usual path: a show by id is prepared; ranges, patterns, cursors and tree walks are not
-  const prepare = !headBound && !query.tree && page?.kind !== 'cursor' && equalityOnly(query.filter, ctx, model);
+  const prepare = pagePrepared(query, ctx, model, headBound);
   const cursor = page?.kind === 'cursor' ? { size: page.size, keys: head.order.keys } : null;
   return { model, statement: { sql, bind: params.bind, prepare }, counted: page?.kind === 'offset', cursor };
 }

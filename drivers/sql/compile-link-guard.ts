@@ -1,5 +1,6 @@
 import type { LinkGuard } from '../../lib/driver';
-import { compileFilter, equalityOnly } from './compile-filter';
+import { compileFilter } from './compile-filter';
+import { equalityOnly } from './prepare-policy';
 import type { CompileContext } from './compile-context';
 import type { CompiledLinkGuard } from './compile-pivot-sync';
 import { ParamBuilder, quoteIdent } from './sql-builder';

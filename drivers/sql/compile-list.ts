@@ -1,7 +1,8 @@
 import { LRUCache } from 'lru-cache';
 import type { ListQuery, Page, RelationLoad } from '../../lib/query/ast';
 import type { Catalog, FieldInfo } from '../../lib/resource/model-info';
-import { compileFilter, equalityOnly } from './compile-filter';
+import { compileFilter } from './compile-filter';
+import { pagePrepared } from './prepare-policy';
 import { compileCountFilter } from './compile-count-filter';
 import { compileTreeCondition } from './compile-tree';
 import { compileOrder, keysetCondition, type OrderPlan } from './compile-order';
@@ -162,8 +163,7 @@ export function compileList(query: ListQuery, catalog: Catalog, tables: ModelMap
   else if (page?.kind === 'cursor') tail += ` LIMIT ${params.param(page.size + 1)}`;
   else if (query.limit !== null) tail += ` LIMIT ${params.param(query.limit)}`;
   const sql = statementText(head, tail, !cached);
-  // a show by id, a relation page by parent: prepared; ranges, patterns, tree walks and cursors not
-  const prepare = !headBound && !query.tree && page?.kind !== 'cursor' && equalityOnly(query.filter, ctx, model);
+  const prepare = pagePrepared(query, ctx, model, headBound);
   const rows: SqlStatement = { sql, bind: params.bind, prepare };
 
   let count: SqlStatement | null = null;

@@ -1,6 +1,7 @@
 import type { RelationLoad } from '../../lib/query/ast';
 import type { FieldType, RelationKind } from '../../lib/resource/model-info';
-import { compileFilter, equalityOnly } from './compile-filter';
+import { compileFilter } from './compile-filter';
+import { equalityOnly } from './prepare-policy';
 import { ParamBuilder, quoteIdent, type SqlStatement } from './sql-builder';
 import type { CompileContext } from './compile-context';
 
