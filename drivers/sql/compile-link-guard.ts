@@ -22,7 +22,10 @@ export function compileLinkGuard(c: CompileContext, model: string, relation: str
   }
   const r = params.alias('g');
   const scope = guard.related ? ` AND ${compileFilter(guard.related, c, target, r, params)}` : '';
-  const related = (key: string) => `EXISTS (SELECT 1 FROM ${c.table(target)} AS ${quoteIdent(r)} WHERE ${c.column(target, r, c.model(target).key)} = ${key}${scope})`;
+  // OFFSET 0 keeps the EXISTS a subplan run per wanted row (one probe of the key's index each):
+  // as a semi-join PostgreSQL may hash the whole related table instead (measured: 5,000 tags
+  // scanned for a sync of 100, 0.55 ms), a cost that grows with the table, not with the request
+  const related = (key: string) => `EXISTS (SELECT 1 FROM ${c.table(target)} AS ${quoteIdent(r)} WHERE ${c.column(target, r, c.model(target).key)} = ${key}${scope} OFFSET 0)`;
   const preparable = equalityOnly(guard.parent ?? null, c, model) && equalityOnly(guard.related, c, target);
   return { parent, related, bind: params.bind.slice(2), preparable };
 }

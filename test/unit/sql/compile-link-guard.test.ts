@@ -14,7 +14,7 @@ describe('sql compiler: a guarded link (checks as conditions of the link stateme
     const guard = compileLinkGuard(c, 'product', 'tags', { parent: { kind: 'condition', field: 'status', operator: '=', value: 'active' }, related: { kind: 'condition', field: 'name', operator: '!=', value: 'hidden' } });
     const { sql, bind } = compilePivotLinks(pivot, 7, rows, 'sync', guard);
     expect(sql).to.match(/^WITH "ok" AS MATERIALIZED \(SELECT 1 FROM "products" AS "g0" WHERE "g0"\."id" = \$1 AND "g0"\."status" = \$3\), "w" AS MATERIALIZED \(/);
-    expect(sql).to.include('WHERE EXISTS (SELECT 1 FROM "tags" AS "g1" WHERE "g1"."id" = "v"."tag_id" AND "g1"."name" IS DISTINCT FROM $4) AND EXISTS (SELECT 1 FROM "ok"))');
+    expect(sql).to.include('WHERE EXISTS (SELECT 1 FROM "tags" AS "g1" WHERE "g1"."id" = "v"."tag_id" AND "g1"."name" IS DISTINCT FROM $4 OFFSET 0) AND EXISTS (SELECT 1 FROM "ok"))');
     // a sync's detach is guarded too: an invisible parent keeps its links
     expect(sql).to.include('"d" AS (DELETE FROM "product_tag" AS "t" WHERE "t"."product_id" = $1 AND EXISTS (SELECT 1 FROM "ok") AND NOT EXISTS');
     expect(sql).to.match(/, EXISTS \(SELECT 1 FROM "ok"\) AS "parentVisible", \(SELECT COALESCE\(json_agg\("w"\."tag_id"\), '\[\]'\) FROM "w"\) AS "visible"$/);
@@ -26,7 +26,7 @@ describe('sql compiler: a guarded link (checks as conditions of the link stateme
     const guard = compileLinkGuard(c, 'product', 'tags', { related: null });
     const { sql, bind } = compilePivotLinks(pivot, 7, rows, 'attach', guard);
     expect(sql).not.to.include('"ok"');
-    expect(sql).to.include('WHERE EXISTS (SELECT 1 FROM "tags" AS "g0" WHERE "g0"."id" = "v"."tag_id"))');
+    expect(sql).to.include('WHERE EXISTS (SELECT 1 FROM "tags" AS "g0" WHERE "g0"."id" = "v"."tag_id" OFFSET 0))');
     expect(sql).to.include('TRUE AS "parentVisible"');
     expect(bind).to.have.length(2);
     expect(guard.preparable).to.equal(true);
