@@ -128,8 +128,11 @@ async function send(method: string, url: string, body: unknown): Promise<Record<
 }
 
 /** The write load of PROFILE_WRITE, its setup (fresh products with 75 tags for syncs) done before `start`. */
-async function profileWrites(base: string, start: () => Promise<void>): Promise<void> {
+async function profileWrites(base: string, start: () => Promise<void>, baseline: string | null): Promise<void> {
   const api = `${base}/api/v1`;
+  // PROFILE_TARGET=baseline: the setup through the library, the profiled writes to the handler
+  const syncUrl = (id: number) => (baseline ? `${baseline}/products/${id}/tags/sync` : `${api}/products/${id}/tags/attach?_scenario=sync`);
+  const batchUrl = baseline ? `${baseline}/products/batch` : `${api}/products/batch`;
   const page = await send('GET', `${api}/tags?pagination=${encodeURIComponent(JSON.stringify({ page: 1, pageSize: 200 }))}`, undefined);
   const tagIds = (page.data as Array<{ id: number }>).map((t) => t.id);
   if (WRITE === 'sync') {
@@ -141,15 +144,15 @@ async function profileWrites(base: string, start: () => Promise<void>): Promise<
       await send('POST', `${api}/products/${id}/tags/attach?_scenario=bulk_attach`, { tags: tagIds.slice(0, 75) });
       products.push(id);
     }
-    for (const id of products.splice(0, 20)) await send('POST', `${api}/products/${id}/tags/attach?_scenario=sync`, wanted);
+    for (const id of products.splice(0, 20)) await send('POST', syncUrl(id), wanted);
     await start();
-    for (const id of products) await send('POST', `${api}/products/${id}/tags/attach?_scenario=sync`, wanted);
+    for (const id of products) await send('POST', syncUrl(id), wanted);
     return;
   }
   const batch = (rep: number) => ({ product: Array.from({ length: 100 }, (_, i) => ({ id: 1000 + i * 7, price: 20 + ((rep + i) % 50), stock: (rep * 3 + i) % 40 })) });
-  for (let i = 0; i < 20; i += 1) await send('PATCH', `${api}/products/batch`, batch(i));
+  for (let i = 0; i < 20; i += 1) await send('PATCH', batchUrl, batch(i));
   await start();
-  for (let i = 0; i < WRITES; i += 1) await send('PATCH', `${api}/products/batch`, batch(i + 20));
+  for (let i = 0; i < WRITES; i += 1) await send('PATCH', batchUrl, batch(i + 20));
 }
 
 async function main(): Promise<void> {
@@ -162,7 +165,7 @@ async function main(): Promise<void> {
   await withSeededSqlServer(async (child) => {
     const baseline = process.env.PROFILE_TARGET === 'baseline';
     if (WRITE) {
-      await profileWrites(child.ready.library, () => message(child, { profile: HEAP ? 'start-heap' : 'start' }, 'profiling'));
+      await profileWrites(child.ready.library, () => message(child, { profile: HEAP ? 'start-heap' : 'start' }, 'profiling'), baseline ? child.ready.baseline : null);
       await message(child, { profile: file }, 'profiled');
       requests = WRITES;
       return;

@@ -124,6 +124,22 @@ describe('SQL driver: transactions on a pipelined pool connection', () => {
     expect(await count()).to.equal(0);
   });
 
+  it("a transaction's only statement runs alone, its own transaction: no BEGIN nor COMMIT; failing, it leaves nothing written", async () => {
+    logged.length = 0;
+    await inTransaction(sequelize, async (t) => {
+      t.end = 'next';
+      await runStatement(sequelize, { sql: `INSERT INTO ${table} VALUES ($1, $2), ($3, $4)`, bind: [1, 'one', 2, 'two'] }, t);
+    });
+    expect(logged.map((l) => l.replace(/^Executing \([^)]*\): /, '').split(' ')[0])).to.deep.equal(['INSERT']);
+    expect(await count()).to.equal(2);
+    const error = await inTransaction(sequelize, async (t) => {
+      t.end = 'next';
+      await runStatement(sequelize, { sql: `INSERT INTO ${table} VALUES ($1, $2), ($3, $4)`, bind: [3, 'three', 1, 'again'] }, t);
+    }).then(() => null, (e: { code?: string }) => e.code);
+    expect(error).to.equal('23505');
+    expect(await count()).to.equal(2);
+  });
+
   it('a transaction that runs no statement sends nothing', async () => {
     logged.length = 0;
     expect(await inTransaction(sequelize, async () => 42)).to.equal(42);
