@@ -16,7 +16,7 @@ import { docsRouter } from './openapi/docs-router';
 import { resourceRoutes } from './http/resource-routes';
 import { cachedReads } from './http/cached-reads';
 import { NestedWrites } from './service/nested/nested-writes';
-import { RouteTable } from './http/routes';
+import { RouteTable, type ReadGate } from './http/routes';
 import { createLoggers } from './log/logger';
 import { equalities } from './query/walk';
 import { Registry } from './service/registry';
@@ -67,7 +67,8 @@ export function createRestApi(options: RestApiOptions = {}): RestApi {
     pipeline.targetOf,
     options.cacheStore,
   );
-  const reads = cachedReads(cache);
+  // with the cache off the routes run their reads directly: no request passes through it
+  const reads: ReadGate = cacheSettings.enabled ? cachedReads(cache) : (_input, _read, run) => run();
 
   const feedRedis = cacheSettings.redisUrl && (cacheSettings.store === 'redis' || process.env.REDIS_URL) ? cacheSettings.redisUrl : null;
   const changes = new ChangeFeed(changeSettingsFromEnv(options.changes ?? {}, feedRedis, cacheSettings.prefix), log);
@@ -222,7 +223,7 @@ export function createRestApi(options: RestApiOptions = {}): RestApi {
       const allowOf = new Map<string, string[]>();
       for (const [model, registered] of routeOptions) if (registered.allowParams) allowOf.set(registry.entry(model).declaration.name, registered.allowParams);
       const allowParams = (route: { resource: string }) => [...(options.allowParams ?? []), ...(allowOf.get(route.resource) ?? [])];
-      const dispatch = buildRouter(table, [protect, ...middlewares], { beforeRespond: (ctx) => (ctx.touched.size > 0 ? cache.bump(ctx.touched) : undefined), deadlineMs: config.requestTimeoutMs, allowParams });
+      const dispatch = buildRouter(table, [protect, ...middlewares], { beforeRespond: (ctx) => (cacheSettings.enabled && ctx.touched.size > 0 ? cache.bump(ctx.touched) : undefined), deadlineMs: config.requestTimeoutMs, allowParams });
       router.use(apiFront({ log, bodyLimit: options.bodyLimit, context: options.context }, dispatch));
       router.use(unconfiguredRelations());
       router.use(unmatchedRoutes(table));

@@ -114,16 +114,28 @@ export function recordingDriver(inner: Driver, sink: ChangeSink): Driver {
       return rows;
     };
   }
-  const bound = new Map<PropertyKey, unknown>();
-  return new Proxy(inner, {
-    get(target, property) {
-      if (typeof property === 'string' && Object.prototype.hasOwnProperty.call(wrapped, property)) return wrapped[property as keyof Driver];
-      const value: unknown = Reflect.get(target, property, target);
-      if (typeof value !== 'function') return value;
-      // the driver's own methods, bound to it once
-      let fn = bound.get(property);
-      if (fn === undefined) bound.set(property, (fn = (value as (...args: unknown[]) => unknown).bind(target)));
-      return fn;
-    },
-  });
+  return forwarding(inner, wrapped);
+}
+
+/**
+ * The inner driver with `overrides` in place of some methods: its other methods bound to it once,
+ * its other properties read from it on access. A plain object rather than a Proxy, so a read
+ * calls the driver's own method directly and never passes through this folder.
+ */
+function forwarding(inner: Driver, overrides: Partial<Driver>): Driver {
+  const out: Record<PropertyKey, unknown> = {};
+  for (let level: object | null = inner; level && level !== Object.prototype; level = Object.getPrototypeOf(level) as object | null) {
+    for (const key of Reflect.ownKeys(level)) {
+      if (key === 'constructor' || Object.prototype.hasOwnProperty.call(out, key)) continue;
+      if (Object.prototype.hasOwnProperty.call(overrides, key)) {
+        out[key] = overrides[key as keyof Driver];
+        continue;
+      }
+      const own = Object.getOwnPropertyDescriptor(level, key);
+      if (own && !own.get && typeof own.value === 'function') out[key] = (own.value as (...args: unknown[]) => unknown).bind(inner);
+      else Object.defineProperty(out, key, { get: () => Reflect.get(inner, key, inner), enumerable: true, configurable: true });
+    }
+  }
+  for (const [key, value] of Object.entries(overrides)) if (!Object.prototype.hasOwnProperty.call(out, key)) out[key] = value;
+  return out as unknown as Driver;
 }
