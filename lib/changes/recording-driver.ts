@@ -119,7 +119,7 @@ export function recordingDriver(inner: Driver, sink: ChangeSink): Driver {
 
 /**
  * The inner driver with `overrides` in place of some methods: its other methods bound to it once,
- * its other properties read from it on access. A plain object rather than a Proxy, so a read
+ * its other properties read from it (and written to it) on access. A plain object rather than a Proxy, so a read
  * calls the driver's own method directly and never passes through this folder.
  */
 function forwarding(inner: Driver, overrides: Partial<Driver>): Driver {
@@ -133,7 +133,7 @@ function forwarding(inner: Driver, overrides: Partial<Driver>): Driver {
       }
       const own = Object.getOwnPropertyDescriptor(level, key);
       if (own && !own.get && typeof own.value === 'function') out[key] = (own.value as (...args: unknown[]) => unknown).bind(inner);
-      else Object.defineProperty(out, key, { get: () => Reflect.get(inner, key, inner), enumerable: true, configurable: true });
+      else Object.defineProperty(out, key, { get: () => Reflect.get(inner, key, inner), set: (value: unknown) => Reflect.set(inner, key, value, inner), enumerable: true, configurable: true });
     }
   }
   for (const [key, value] of Object.entries(overrides)) if (!Object.prototype.hasOwnProperty.call(out, key)) out[key] = value;

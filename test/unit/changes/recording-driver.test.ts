@@ -40,6 +40,8 @@ describe('recordingDriver: the driver with its writes recorded', () => {
     expect(driver.count).to.equal(1);
     inner.pivots = { read: () => 'second' };
     expect(driver.pivots?.read()).to.equal('second');
+    driver.pivots = undefined;
+    expect(inner.pivots).to.equal(undefined);
   });
 
   it('records a write inside a transaction and hands it over after the commit, only when the feed is live', async () => {
