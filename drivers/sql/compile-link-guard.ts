@@ -9,7 +9,7 @@ import { ParamBuilder, quoteIdent } from './sql-builder';
  * A guarded link's visibility conditions (PivotCapability.guardedLink), compiled as a list
  * compiles the same scopes: the parent by its key ($1) within its scope, each wanted row's related
  * key within the related model's. Values are bound after the link statement's own two ($1, $2);
- * `preparable` when both scopes are equality tests only (compile-filter.ts's rule for a generic plan).
+ * `preparable` when both scopes are equality tests only (prepare-policy.ts's rule for a generic plan).
  */
 export function compileLinkGuard(c: CompileContext, model: string, relation: string, guard: LinkGuard): CompiledLinkGuard & { preparable: boolean } {
   const params = new ParamBuilder([null, null]);

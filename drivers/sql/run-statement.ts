@@ -76,7 +76,7 @@ export async function withLease<T>(sequelize: Sequelize, work: (lease: Lease) =>
  * list, by the profiles in bench/RESULTS.md) for nothing the driver uses: the statements are
  * already SQL with `$n` parameters and the rows are wanted raw. Same pool, same connections, same
  * type parsers; Sequelize's `logging` option still sees every statement. Statements run unnamed
- * unless compiled as `prepare` (keys and equality only, see SqlStatement).
+ * unless compiled as `prepare` (drivers/sql/prepare-policy.ts decides which).
  */
 /** Names of prepared statement texts, process-wide; bounded, beyond it statements run unnamed. */
 const names = new Map<string, string | null>();

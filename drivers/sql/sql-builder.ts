@@ -8,9 +8,9 @@ export interface SqlStatement {
   bind: unknown[];
   /**
    * Run as a named (server-side prepared) statement: PostgreSQL parses it once per connection and
-   * may keep a generic plan. Only for statements whose plan does not hinge on a value's
-   * selectivity (keys, equality): a generic plan for `name LIKE $2` or `price >= $1` can be far
-   * worse than the custom one (measured: the benchmark's count 40 % slower).
+   * may keep a generic plan. Only where a generic plan cannot be much worse than a custom one
+   * (drivers/sql/prepare-policy.ts: equality tests; ranges and patterns on unindexed columns in an
+   * aggregate or a shallow page).
    */
   prepare?: boolean;
 }

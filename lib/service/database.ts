@@ -130,8 +130,16 @@ export class Database {
     return this.capabilities.pivots;
   }
 
+  /** The pivots door of the driver it was built for (built once per driver, not per access). */
+  private pivotsDoor: { driver: Driver; door: PivotCapability & Required<Pick<PivotCapability, 'lock'>> } | null = null;
+
   /** Pivot rows of one parent, through the door like every other read and write. */
   get pivots(): PivotCapability & Required<Pick<PivotCapability, 'lock'>> {
+    if (this.pivotsDoor?.driver !== this.driver) this.pivotsDoor = { driver: this.driver, door: this.pivotsFor() };
+    return this.pivotsDoor.door;
+  }
+
+  private pivotsFor(): PivotCapability & Required<Pick<PivotCapability, 'lock'>> {
     const pivots = (): PivotCapability => {
       if (!this.driver.pivots) throw new Error(`the ${this.driver.kind} driver cannot write pivot rows`);
       return this.driver.pivots;
