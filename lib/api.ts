@@ -16,9 +16,8 @@ import { docsRouter } from './openapi/docs-router';
 import { resourceRoutes } from './http/resource-routes';
 import { cachedReads } from './http/cached-reads';
 import { NestedWrites } from './service/nested/nested-writes';
-import { RouteTable, type ReadGate } from './http/routes';
+import { directRead, RouteTable, type ReadGate } from './http/routes';
 import { createLoggers } from './log/logger';
-import { equalities } from './query/walk';
 import { Registry } from './service/registry';
 import { QueryPipeline } from './service/query-pipeline';
 import { softDeleteScope } from './soft-delete/soft-delete-scope';
@@ -28,7 +27,7 @@ import { HierarchyReads } from './hierarchy/hierarchy-reads';
 import { resolveRelation } from './relations/relation-config';
 import { relationRoutes } from './relations/relation-routes';
 import { RelationService } from './relations/relation-service';
-import { ownerFilter } from './service/ownership';
+import { hookScope, ownershipScope } from './service/scopes';
 import { ChangeFeed } from './changes/change-feed';
 import { changeSettingsFromEnv } from './changes/types';
 import { changesRoute } from './changes/changes-routes';
@@ -68,28 +67,18 @@ export function createRestApi(options: RestApiOptions = {}): RestApi {
     options.cacheStore,
   );
   // with the cache off the routes run their reads directly: no request passes through it
-  const reads: ReadGate = cacheSettings.enabled ? cachedReads(cache) : (_input, _read, run) => run();
+  const reads: ReadGate = cacheSettings.enabled ? cachedReads(cache) : directRead;
 
   const feedRedis = cacheSettings.redisUrl && (cacheSettings.store === 'redis' || process.env.REDIS_URL) ? cacheSettings.redisUrl : null;
   const changes = new ChangeFeed(changeSettingsFromEnv(options.changes ?? {}, feedRedis, cacheSettings.prefix), log);
 
   // trashed records are hidden everywhere unless the root query asks for them
   pipeline.addScope(softDeleteScope);
-  // a resource's own `scope` hook narrows it everywhere, like any other scope
-  pipeline.addScope((model, ctx) => {
-    const scope = registry.entry(model.name).declaration.hooks?.scope?.(ctx);
-    if (!scope) return null;
-    return 'kind' in scope && typeof scope.kind === 'string' ? (scope as never) : equalities(scope as never);
-  });
+  pipeline.addScope(hookScope(registry));
 
   if (auth) {
     pipeline.setPolicy(auth.policy);
-    // "own" grants: lists, /first and relations show only the caller's records (decision 40)
-    pipeline.addScope((model, ctx) => {
-      const reach = auth.policy.possession(model, 'read', ctx);
-      if (reach === 'any') return null;
-      return ownerFilter(reach === 'own' ? model : { ...model, owner: null }, ctx);
-    });
+    pipeline.addScope(ownershipScope(auth.policy));
   }
 
   /** The permission middleware (or, for public routes, authentication alone) in front of each generated route. */
@@ -223,7 +212,7 @@ export function createRestApi(options: RestApiOptions = {}): RestApi {
       const allowOf = new Map<string, string[]>();
       for (const [model, registered] of routeOptions) if (registered.allowParams) allowOf.set(registry.entry(model).declaration.name, registered.allowParams);
       const allowParams = (route: { resource: string }) => [...(options.allowParams ?? []), ...(allowOf.get(route.resource) ?? [])];
-      const dispatch = buildRouter(table, [protect, ...middlewares], { beforeRespond: (ctx) => (cacheSettings.enabled && ctx.touched.size > 0 ? cache.bump(ctx.touched) : undefined), deadlineMs: config.requestTimeoutMs, allowParams });
+      const dispatch = buildRouter(table, [protect, ...middlewares], { beforeRespond: cacheSettings.enabled ? (ctx) => (ctx.touched.size > 0 ? cache.bump(ctx.touched) : undefined) : undefined, deadlineMs: config.requestTimeoutMs, allowParams });
       router.use(apiFront({ log, bodyLimit: options.bodyLimit, context: options.context }, dispatch));
       router.use(unconfiguredRelations());
       router.use(unmatchedRoutes(table));

@@ -124,11 +124,22 @@ async function filesOfOneRequest(run: () => Promise<unknown>): Promise<string[]>
 interface HopResult {
   /** Distinct caller->callee frame pairs (function identity) crossing folders. */
   frameEdges: Set<string>;
+  /** The same without the transpiler's helper frames (isHelper): the calls the source makes. */
+  sourceEdges: Set<string>;
   /** Distinct folder->folder pairs among them. */
   folderEdges: Set<string>;
   /** Folder -> first-appearance positions (0..1 of the request's samples), one per run where it appeared. */
   firstSeen: Map<string, number[]>;
   sampledFiles: Set<string>;
+}
+
+/**
+ * A frame of the code tsx/esbuild adds to each module rather than of its source: the getter of a
+ * CommonJS export (`get`, run on every `module.fn` access) and the `__name` helper. Such a frame
+ * stands between a caller and the function it calls, so it is skipped for source hops.
+ */
+function isHelper(cf: CallFrame): boolean {
+  return cf.functionName === 'get' || cf.functionName === '__name';
 }
 
 function frameKey(cf: CallFrame, rel: string): string {
@@ -150,15 +161,16 @@ function addProfile(profile: Profile, out: HopResult): void {
   const order: number[] = [];
   const rootNode = profile.nodes.find((n) => !parent.has(n.id));
   if (!rootNode) return;
-  const stack: Array<[number, number | null]> = [[rootNode.id, null]];
+  const stack: Array<[number, number | null, number | null]> = [[rootNode.id, null, null]];
   const foldersPath = new Map<number, string[]>();
   foldersPath.set(rootNode.id, []);
   while (stack.length) {
-    const [id, anc] = stack.pop()!;
+    const [id, anc, srcAnc] = stack.pop()!;
     order.push(id);
     const node = byId.get(id)!;
     const rel = projectFile(node.callFrame.url);
     let myAnc = anc;
+    let mySrcAnc = srcAnc;
     const pPath = parent.has(id) ? foldersPath.get(parent.get(id)!)! : [];
     let myPath = pPath;
     if (rel) {
@@ -173,13 +185,20 @@ function addProfile(profile: Profile, out: HopResult): void {
           out.folderEdges.add(`${a} -> ${b}`);
         }
       }
+      const helper = isHelper(node.callFrame);
+      if (srcAnc !== null && !helper) {
+        const callerNode = byId.get(srcAnc)!;
+        const callerRel = projectFile(callerNode.callFrame.url)!;
+        if (folderOf(callerRel) !== folderOf(rel)) out.sourceEdges.add(`${frameKey(callerNode.callFrame, callerRel)} -> ${frameKey(node.callFrame, rel)}`);
+      }
       myAnc = id;
+      if (!helper) mySrcAnc = id;
       const f = folderOf(rel);
       if (!pPath.includes(f)) myPath = [...pPath, f];
     }
     projectAnc.set(id, myAnc);
     foldersPath.set(id, myPath);
-    for (const c of node.children ?? []) stack.push([c, myAnc]);
+    for (const c of node.children ?? []) stack.push([c, myAnc, mySrcAnc]);
   }
   // first appearance of each folder in this request's sample sequence
   const samples = profile.samples ?? [];
@@ -198,7 +217,7 @@ function addProfile(profile: Profile, out: HopResult): void {
 }
 
 async function hopsOfRequest(run: () => Promise<unknown>): Promise<HopResult> {
-  const out: HopResult = { frameEdges: new Set(), folderEdges: new Set(), firstSeen: new Map(), sampledFiles: new Set() };
+  const out: HopResult = { frameEdges: new Set(), sourceEdges: new Set(), folderEdges: new Set(), firstSeen: new Map(), sampledFiles: new Set() };
   await post('Profiler.setSamplingInterval', { interval: INTERVAL_US });
   for (let i = 0; i < RUNS; i++) {
     await post('Profiler.start');
@@ -295,6 +314,8 @@ async function main(): Promise<void> {
         files: files.length,
         fileList: files,
         hops: hops.frameEdges.size,
+        sourceHops: hops.sourceEdges.size,
+        sourceEdges: [...hops.sourceEdges].sort(),
         folderPairs: hops.folderEdges.size,
         folderEdges: [...hops.folderEdges].sort(),
         frameEdges: [...hops.frameEdges].sort(),
@@ -302,7 +323,7 @@ async function main(): Promise<void> {
         coverageOnlyFolders: unsampled,
         sampledFiles: hops.sampledFiles.size,
       });
-      console.error(`# ${r.name}: ${files.length} files, ${hops.frameEdges.size} frame hops, ${hops.folderEdges.size} folder pairs`);
+      console.error(`# ${r.name}: ${files.length} files, ${hops.frameEdges.size} frame hops (${hops.sourceEdges.size} in the source), ${hops.folderEdges.size} folder pairs`);
     }
 
     console.log(`## Trace of ${root} (HEAD ${head}), sql driver, ${RUNS} profiled runs per request at ${INTERVAL_US} µs`);
@@ -312,13 +333,15 @@ async function main(): Promise<void> {
     console.log('hops = distinct caller->callee frame pairs whose files lie in different folders (lib/<folder>, lib, drivers/<name>),');
     console.log('from CPU profiler stacks; the caller of a project frame is its nearest project ancestor (express, sequelize,');
     console.log('node frames skipped); stacks restart after each await, so edges across an await are not seen.');
+    console.log('source hops = the same without the transpiler\'s helper frames (export getters `get`, `__name`), which stand');
+    console.log('between a call in the source and its callee; a sampled helper frame otherwise adds a pair of its own.');
     console.log('folder pairs = distinct folder->folder pairs among those hops.');
     console.log('');
-    console.log('| request | files | hops (frame pairs) | folder pairs | folders entered (order of first appearance) |');
-    console.log('|---|---|---|---|---|');
+    console.log('| request | files | hops (frame pairs) | source hops | folder pairs | folders entered (order of first appearance) |');
+    console.log('|---|---|---|---|---|---|');
     for (const row of rows) {
       const folders = (row.folders as string[]).join(' → ') + ((row.coverageOnlyFolders as string[]).length ? ` (+ not sampled: ${(row.coverageOnlyFolders as string[]).join(', ')})` : '');
-      console.log(`| ${row.name} | ${row.files} | ${row.hops} | ${row.folderPairs} | ${folders} |`);
+      console.log(`| ${row.name} | ${row.files} | ${row.hops} | ${row.sourceHops} | ${row.folderPairs} | ${folders} |`);
     }
     console.log('');
     for (const row of rows) {

@@ -1,7 +1,7 @@
 import type { ChangeFeed } from './change-feed';
 import type { RestConfig } from '../config';
 import { BadRequestError } from '../errors';
-import { parseReadOptions } from '../query';
+import { parseReadOptions } from '../query/parse-list-query';
 import type { Filter, ListQuery } from '../query/ast';
 import { parseAttr } from '../query/parse-attr';
 import { combine, parseFilter } from '../query/parse-filter';

@@ -3,11 +3,10 @@ import type { RouteDefinition, RouteInput } from '../http/routes';
 import type { Loggers } from '../log/logger';
 import type { Filter } from '../query/ast';
 import { parseSelect } from '../query/parse-select';
-import { allOf } from '../query/walk';
 import type { RestConfig } from '../config';
-import type { Catalog } from '../resource/model-info';
+import type { Catalog, ModelInfo } from '../resource/model-info';
 import type { ResourceService } from '../service/resource-service';
-import { cellValue, exportColumns, exportReads } from './export-columns';
+import { cellValue, exportColumns, exportReads, type ExportColumn } from './export-columns';
 import { contentDisposition, exportFilename } from './export-filename';
 import type { PdfTemplate } from './pdf-templates';
 
@@ -43,6 +42,24 @@ export interface ExportOptions {
   templates: ReadonlyMap<string, () => PdfTemplate>;
 }
 
+/** What an export request asks for, every part checked (a 4xx before the first byte). */
+interface CheckedExport {
+  info: ModelInfo;
+  columns: ExportColumn[];
+  template: PdfTemplate | null;
+  write: ReturnType<typeof writers>;
+  filename: string;
+}
+
+function checkExport(params: RouteInput['params'], view: Catalog, model: string, format: ExportFormat, options: ExportOptions, fallbackName?: string): CheckedExport {
+  // the caller's view: a field they may not read cannot be a column
+  const info = view.model(model);
+  const columns = exportColumns(params.columns, parseSelect(params.select, info, options.config), info, view);
+  const template = format === 'pdf' ? pickTemplate(params.template, options.templates) : null;
+  const spec = FORMAT[format];
+  return { info, columns, template, write: writers(format), filename: exportFilename(params.filename, fallbackName ?? spec.fallback, spec.extension) };
+}
+
 /**
  * One export request: every parameter is checked and the filter's count read before the first
  * byte (a problem is still a JSON 4xx); then rows stream from the database into the writer. An
@@ -50,17 +67,16 @@ export interface ExportOptions {
  */
 export async function runExport(input: RouteInput, service: ResourceService, format: ExportFormat, options: ExportOptions, fallbackName?: string, narrow: Filter | null = null): Promise<void> {
   const { req, res, ctx, params } = input;
-  // the caller's view: a field they may not read cannot be a column
-  const view = service.viewOf(ctx);
-  const info = view.model(service.name);
-  const parsed = service.parseList(params, ctx);
-  const columns = exportColumns(params.columns, parseSelect(params.select, info, options.config), info, view);
-  const template = format === 'pdf' ? pickTemplate(params.template, options.templates) : null;
-  const { writeExcel, writePdf } = writers(format);
+  // assigned in the planning call, which runs it before it resolves
+  let checked!: CheckedExport;
+  // one call plans and counts the read; the columns are checked in it, after the list's parameters
+  const { query, total } = await service.planExport(params, ctx, narrow, (view) => {
+    checked = checkExport(params, view, service.name, format, options, fallbackName);
+    return exportReads(checked.columns, checked.info);
+  });
+  const { info, columns, template, write, filename } = checked;
+  const { writeExcel, writePdf } = write;
   const spec = FORMAT[format];
-  const filename = exportFilename(params.filename, fallbackName ?? spec.fallback, spec.extension);
-  const query = await service.prepareList({ ...parsed, filter: allOf(parsed.filter, narrow), ...exportReads(columns, info), page: null, limit: null }, ctx);
-  const total = await service.count(query);
 
   res.status(200);
   res.setHeader('Content-Type', spec.type);

@@ -1,8 +1,6 @@
 import type { Request, RequestHandler, Response } from 'express';
-import { mergeParams } from '../query';
-import { checkDepth } from '../query/bounded-depth';
-import { checkParams, type AcceptedParams } from '../query/check-params';
-import { parseQueryString, rawQueryOf } from '../query/parse-query-string';
+import type { AcceptedParams } from '../query/check-params';
+import { readParams } from '../query/read-params';
 import { routeParams } from '../query/route-params';
 import { ApiError, BadRequestError } from '../errors';
 import type { RequestContext } from '../service/request-context';
@@ -27,13 +25,8 @@ function handler(route: RouteDefinition, options: RouterOptions): RequestHandler
     const ctx = contextOf(res);
     let result: unknown;
     try {
-      // read from the URL, so bracket notation means the same whatever the app's `query parser` (decision 64)
-      const query = parseQueryString(rawQueryOf(req.url));
-      // a write's body is its data; a read's JSON body carries parameters
-      if (accepted) checkParams(query, read ? req.body : undefined, accepted);
-      const params = mergeParams(query, req.body);
-      // bounded before anything recurses into client values (JSON-encoded ones are bounded when decoded)
-      checkDepth(params, req.body);
+      // JSON-encoded values are bounded in depth when decoded
+      const params = readParams(req, accepted, read);
       // the request deadline (armed in `run`) answers for a slow route; the work goes on to its
       // end behind it, so what it commits is still followed by the cache bump below
       result = await route.handler({ req, res, ctx, params });

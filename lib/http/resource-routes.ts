@@ -3,7 +3,6 @@ import type { RequestContext } from '../service/request-context';
 import type { ResourceService } from '../service/resource-service';
 import { Reply, type ReadGate, type RouteDefinition } from './routes';
 import { Owned, ownedJson } from '../service/serialize';
-import { JsonText } from '../service/json-text';
 
 export type UpdateMultipleRoute = 'batch' | 'update-multiple';
 
@@ -32,8 +31,7 @@ type Spec = Pick<RouteDefinition, 'action' | 'method' | 'access' | 'summary' | '
 export function resourceRoutes(service: ResourceService, options: ResourceRouteOptions): RouteDefinition[] {
   const resource = service.entry.declaration.name;
   const id = (input: { req: { params: Record<string, unknown> } }) => String(input.req.params.id);
-  // rows no application hook has seen are this request's own: serialized without a copy
-  const own = (action: Parameters<ResourceService['hooksAfter']>[0], value: unknown) => (service.hooksAfter(action) ? value : new Owned(value));
+  const own = (action: Parameters<ResourceService['owned']>[0], value: unknown) => service.owned(action, value);
   const specs: Spec[] = [
     {
       action: 'index', method: 'get', path: '', access: 'read', summary: 'List records',
@@ -42,14 +40,14 @@ export function resourceRoutes(service: ResourceService, options: ResourceRouteO
         // a tree's rows are this request's own: serialized in place, not copied (tens of thousands of nodes)
         if (options.hierarchy.wants(input.params)) return new Reply(200, null, {}, ownedJson(await options.hierarchy.list(input.params, input.ctx)));
         const plan = await service.planList(input.params, input.ctx);
-        return options.read(input, { method: 'list_all', query: plan.query }, async () => JsonText.of(await service.listText(plan, input.ctx)) ?? own('list', await service.runList(plan, input.ctx)));
+        return options.read(input, { method: 'list_all', query: plan.query }, () => service.listAnswer(plan, input.ctx));
       },
     },
     {
       action: 'first', method: 'get', path: '/first', access: 'read', summary: 'The first matching record',
       handler: async (input) => {
         const plan = await service.planList(input.params, input.ctx, { forFirst: true });
-        return options.read(input, { method: 'list_all', query: plan.query }, async () => JsonText.of(await service.firstText(plan, input.ctx)) ?? own('list', await service.runFirst(plan, input.ctx)));
+        return options.read(input, { method: 'list_all', query: plan.query }, () => service.firstAnswer(plan, input.ctx));
       },
     },
     {
@@ -79,7 +77,7 @@ export function resourceRoutes(service: ResourceService, options: ResourceRouteO
       handler: async (input) => {
         if (options.hierarchy.wants(input.params)) return new Reply(200, null, {}, ownedJson(await options.hierarchy.show(id(input), input.params, input.ctx)));
         const plan = await service.planShow(id(input), input.params, input.ctx);
-        return options.read(input, { method: 'get_one', query: plan.query }, async () => JsonText.of(await service.showText(plan, input.ctx)) ?? own('show', await service.runShow(plan, input.ctx)));
+        return options.read(input, { method: 'get_one', query: plan.query }, () => service.showAnswer(plan, input.ctx));
       },
     },
     { action: 'store', method: 'post', path: '', access: 'create', summary: 'Create one record or several', handler: async ({ req, ctx }) => own('create', await service.store(req.body, ctx)) },

@@ -115,9 +115,14 @@ export class Database {
     return this.driver.lockHierarchy ? this.driver.lockHierarchy(model, tx) : Promise.resolve();
   }
 
+  /** The JSON reads of the driver it was checked for (a driver's methods do not change; the driver may be wrapped). */
+  private jsonDoor: { driver: Driver; reads: JsonReads | null } | null = null;
+
   /** JSON text built by the database (issue 36: the SQL driver), or null: the usual read path answers. */
   get jsonReads(): JsonReads | null {
-    return hasJsonReads(this.driver) ? this.driver : null;
+    const driver = this.driver;
+    if (this.jsonDoor?.driver !== driver) this.jsonDoor = { driver, reads: hasJsonReads(driver) ? driver : null };
+    return this.jsonDoor.reads;
   }
 
   /** The native form of a list query, for the query log. */

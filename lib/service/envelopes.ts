@@ -1,6 +1,6 @@
 import type { ListResult, Row } from '../driver';
 import type { ListQuery } from '../query/ast';
-import { encodeCursor } from '../query';
+import { encodeCursor } from '../query/cursor';
 
 export interface OffsetEnvelope {
   current_page: number;

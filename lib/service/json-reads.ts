@@ -1,7 +1,7 @@
 import type { HiddenFields, JsonPlan, JsonReadOptions, JsonReads, JsonRows } from '../driver/json-read';
 import type { RestConfig } from '../config';
 import type { ListQuery } from '../query/ast';
-import { encodeCursor } from '../query';
+import { encodeCursor } from '../query/cursor';
 import type { CatalogView } from './catalog-view';
 import { tooManyLoaded } from './loaded-size';
 import type { RequestContext } from './request-context';

@@ -1,7 +1,9 @@
 import { ResourceServiceBase } from './resource-service-base';
 import type { Row } from '../driver';
-import { parseListQuery, parseReadOptions, withTrashed, type RequestParams } from '../query';
-import type { ListQuery } from '../query/ast';
+import type { RequestParams } from '../query';
+import { parseListQuery, parseReadOptions, withTrashed } from '../query/parse-list-query';
+import type { Filter, ListQuery } from '../query/ast';
+import { allOf } from '../query/walk';
 import { listEnvelope, type ListEnvelope } from './envelopes';
 import { aggregateEnvelope, planAggregate, runAggregateOn, type AggregateEnvelope, type PlannedAggregate } from './aggregate';
 import { runHook } from './hooks';
@@ -9,8 +11,9 @@ import { byIdsQuery, inIdOrder } from './read-by-ids';
 import type { RequestContext } from './request-context';
 import type { PlannedList, PlannedShow } from './resource-service-types';
 import { rowBatches } from './row-batches';
-import { stripHidden } from './catalog-view';
+import { stripHidden, type CatalogView } from './catalog-view';
 import { firstText, listText, showText, type JsonReadHost } from './json-reads';
+import { JsonText } from './json-text';
 
 /** The read paths of a resource: list, first, count, aggregate and show. */
 export class ResourceReads extends ResourceServiceBase {
@@ -108,6 +111,19 @@ export class ResourceReads extends ResourceServiceBase {
   }
 
   /**
+   * An export's read, planned and counted before its first byte (a problem is still a JSON 4xx):
+   * the list's query parsed against the caller's view, narrowed (a relation's members), its page
+   * and limit dropped, reading what `reads` picks from that view (the export's columns, checked
+   * there), then through the list's pipeline.
+   */
+  async planExport(params: RequestParams, ctx: RequestContext, narrow: Filter | null, reads: (view: CatalogView) => Pick<ListQuery, 'select' | 'relations'>): Promise<{ query: ListQuery; total: number }> {
+    const parsed = this.parseList(params, ctx);
+    const picked = reads(this.pipeline.viewOf(ctx));
+    const query = await this.prepareList({ ...parsed, filter: narrow ? allOf(parsed.filter, narrow) : parsed.filter, ...picked, page: null, limit: null }, ctx);
+    return { query, total: await this.count(query) };
+  }
+
+  /**
    * Every row of an export query in bounded batches, through the database door like any read: the
    * read policy's hidden fields removed and `afterList` hooks run on each batch.
    */
@@ -117,6 +133,23 @@ export class ResourceReads extends ResourceServiceBase {
     for await (const batch of rowBatches(this.database, query, ctx.signal)) {
       yield runHook(this.hooks.afterList, stripHidden(batch, query.model, query.relations, view), ctx);
     }
+  }
+
+  /**
+   * The answers of the list, first and show routes, in one call each: JSON text built by the
+   * database where it can (json-reads.ts), else the envelope or record (serialized in place when
+   * no after hook has seen it).
+   */
+  async listAnswer(plan: PlannedList, ctx: RequestContext): Promise<unknown> {
+    return JsonText.of(await this.listText(plan, ctx)) ?? this.owned('list', await this.runList(plan, ctx));
+  }
+
+  async firstAnswer(plan: PlannedList, ctx: RequestContext): Promise<unknown> {
+    return JsonText.of(await this.firstText(plan, ctx)) ?? this.owned('list', await this.runFirst(plan, ctx));
+  }
+
+  async showAnswer(plan: PlannedShow, ctx: RequestContext): Promise<unknown> {
+    return JsonText.of(await this.showText(plan, ctx)) ?? this.owned('show', await this.runShow(plan, ctx));
   }
 
   /** Issue 36's fast path (json-reads.ts): the answer as JSON text built by the database; null: runList answers. */

@@ -7,6 +7,7 @@ import type { Filter, ListQuery } from '../query/ast';
 import { allOf } from '../query/walk';
 import type { Registry, ResourceEntry } from './registry';
 import { narrowColumns, stripHidden } from './catalog-view';
+import { Owned } from './serialize';
 import { checkLoadedSize } from './loaded-size';
 import { Database } from './database';
 import type { QueryPipeline } from './query-pipeline';
@@ -37,6 +38,11 @@ export class ResourceServiceBase {
   /** True when the application hooks into the rows an action answers with (`afterList`, `afterCreate`...). */
   hooksAfter(action: keyof typeof AFTER_HOOK): boolean {
     return Boolean(this.hooks[AFTER_HOOK[action]]);
+  }
+
+  /** An answer's rows: serialized without a copy when no application hook has seen them (they are this request's own). */
+  owned(action: keyof typeof AFTER_HOOK, value: unknown): unknown {
+    return this.hooksAfter(action) ? value : new Owned(value);
   }
 
   protected get hooks() {
