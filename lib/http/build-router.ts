@@ -25,7 +25,7 @@ function handler(route: RouteDefinition, options: RouterOptions): RequestHandler
     const ctx = contextOf(res);
     let result: unknown;
     try {
-      // JSON-encoded values are bounded in depth when decoded
+      // parsed from the URL and checked against what the route accepts (query/read-params.ts)
       const params = readParams(req, accepted, read);
       // the request deadline (armed in `run`) answers for a slow route; the work goes on to its
       // end behind it, so what it commits is still followed by the cache bump below
