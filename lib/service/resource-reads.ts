@@ -137,32 +137,19 @@ export class ResourceReads extends ResourceServiceBase {
 
   /**
    * The answers of the list, first and show routes, in one call each: JSON text built by the
-   * database where it can (json-reads.ts), else the envelope or record (serialized in place when
+   * database where it can (issue 36's fast path, json-reads.ts), else the envelope or record (serialized in place when
    * no after hook has seen it).
    */
   async listAnswer(plan: PlannedList, ctx: RequestContext): Promise<unknown> {
-    return JsonText.of(await this.listText(plan, ctx)) ?? this.owned('list', await this.runList(plan, ctx));
+    return JsonText.of(await listText(this.jsonHost, plan, ctx, 'index')) ?? this.owned('list', await this.runList(plan, ctx));
   }
 
   async firstAnswer(plan: PlannedList, ctx: RequestContext): Promise<unknown> {
-    return JsonText.of(await this.firstText(plan, ctx)) ?? this.owned('list', await this.runFirst(plan, ctx));
+    return JsonText.of(await firstText(this.jsonHost, plan, ctx)) ?? this.owned('list', await this.runFirst(plan, ctx));
   }
 
   async showAnswer(plan: PlannedShow, ctx: RequestContext): Promise<unknown> {
-    return JsonText.of(await this.showText(plan, ctx)) ?? this.owned('show', await this.runShow(plan, ctx));
-  }
-
-  /** Issue 36's fast path (json-reads.ts): the answer as JSON text built by the database; null: runList answers. */
-  listText(plan: PlannedList, ctx: RequestContext, action = 'index'): Promise<string | null> {
-    return listText(this.jsonHost, plan, ctx, action);
-  }
-
-  firstText(plan: PlannedList, ctx: RequestContext): Promise<string | null> {
-    return firstText(this.jsonHost, plan, ctx);
-  }
-
-  showText(plan: PlannedShow, ctx: RequestContext): Promise<string | null> {
-    return showText(this.jsonHost, plan, ctx);
+    return JsonText.of(await showText(this.jsonHost, plan, ctx)) ?? this.owned('show', await this.runShow(plan, ctx));
   }
 
   private host: JsonReadHost | null = null;
