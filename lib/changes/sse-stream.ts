@@ -96,6 +96,12 @@ export class SseStream {
 /** How long a frame may wait for others to share its write (ms). */
 const FLUSH_MS = 20;
 
+/**
+ * Streams written per turn of the event loop: a thousand writes at once held every request that
+ * arrived meanwhile for the whole burst; in slices, requests are served between them.
+ */
+const FLUSH_SLICE = 100;
+
 /** Streams with frames waiting, written together every FLUSH_MS. */
 const dirty = new Set<SseStream>();
 let scheduled = false;
@@ -105,6 +111,13 @@ function scheduleFlush(): void {
   scheduled = true;
   setTimeout(() => {
     scheduled = false;
-    for (const stream of [...dirty]) stream.flush();
+    flushSlices([...dirty], 0);
   }, FLUSH_MS);
+}
+
+/** Flushes `streams` from `from` on, FLUSH_SLICE per turn (a frame added meanwhile joins its stream's write). */
+function flushSlices(streams: SseStream[], from: number): void {
+  const end = Math.min(from + FLUSH_SLICE, streams.length);
+  for (let i = from; i < end; i += 1) streams[i].flush();
+  if (end < streams.length) setImmediate(flushSlices, streams, end);
 }
