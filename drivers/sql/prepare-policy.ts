@@ -9,22 +9,34 @@ import type { CompileContext } from './compile-context';
  * see the offset), a selective filter under ORDER BY + LIMIT (walk an index in order or sort).
  */
 
+type Condition = Extract<Filter, { kind: 'condition' }>;
+
+/** True when `test` holds for every condition of the filter, relation filters included (with their model). */
+function everyCondition(filter: Filter | null | undefined, ctx: CompileContext, model: string, test: (condition: Condition, model: string) => boolean): boolean {
+  if (!filter) return true;
+  switch (filter.kind) {
+    case 'and':
+    case 'or':
+      return filter.filters.every((f) => everyCondition(f, ctx, model, test));
+    case 'related':
+      return everyCondition(filter.filter, ctx, ctx.relation(model, filter.relation).target, test);
+    case 'condition':
+      return test(filter, model);
+  }
+}
+
+/** An equality test (`=`, `in`, `null`, `not null`) on a scalar field. */
+function isEquality(condition: Condition, ctx: CompileContext, model: string): boolean {
+  return ['=', 'in', 'null', 'not null'].includes(condition.operator) && ctx.field(model, condition.field).type !== 'array';
+}
+
 /**
  * True when every condition of the filter is an equality test (`=`, `in`, `null`, `not null`, on
  * scalar fields): PostgreSQL's generic plan for it is as good as a custom one (selectivity from
  * the column's statistics, not from the value).
  */
 export function equalityOnly(filter: Filter | null | undefined, ctx: CompileContext, model: string): boolean {
-  if (!filter) return true;
-  switch (filter.kind) {
-    case 'and':
-    case 'or':
-      return filter.filters.every((f) => equalityOnly(f, ctx, model));
-    case 'related':
-      return equalityOnly(filter.filter, ctx, ctx.relation(model, filter.relation).target);
-    case 'condition':
-      return ['=', 'in', 'null', 'not null'].includes(filter.operator) && ctx.field(model, filter.field).type !== 'array';
-  }
+  return everyCondition(filter, ctx, model, (condition, on) => isEquality(condition, ctx, on));
 }
 
 /**
@@ -33,16 +45,9 @@ export function equalityOnly(filter: Filter | null | undefined, ctx: CompileCont
  * shape does not hinge on it. Indexes the model does not declare are not known here.
  */
 export function scanOnlyRanges(filter: Filter | null | undefined, ctx: CompileContext, model: string): boolean {
-  if (!filter) return true;
-  switch (filter.kind) {
-    case 'and':
-    case 'or':
-      return filter.filters.every((f) => scanOnlyRanges(f, ctx, model));
-    case 'related':
-      return scanOnlyRanges(filter.filter, ctx, ctx.relation(model, filter.relation).target);
-    case 'condition':
-      return equalityOnly(filter, ctx, model) || (ctx.field(model, filter.field).type !== 'array' && !(ctx.tableInfo(model).indexed ?? []).includes(filter.field));
-  }
+  return everyCondition(filter, ctx, model, (condition, on) =>
+    isEquality(condition, ctx, on) || (ctx.field(on, condition.field).type !== 'array' && !(ctx.tableInfo(on).indexed ?? []).includes(condition.field)),
+  );
 }
 
 /**

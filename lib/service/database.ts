@@ -115,14 +115,21 @@ export class Database {
     return this.driver.lockHierarchy ? this.driver.lockHierarchy(model, tx) : Promise.resolve();
   }
 
-  /** The JSON reads of the driver it was checked for (a driver's methods do not change; the driver may be wrapped). */
-  private jsonDoor: { driver: Driver; reads: JsonReads | null } | null = null;
+  /**
+   * What is derived from the driver's methods, worked out once per driver object: its methods do
+   * not change, but the change feed may put a wrapper in its place after start-up.
+   */
+  private derived: { driver: Driver; json: JsonReads | null; pivots: PivotCapability & Required<Pick<PivotCapability, 'lock'>> } | null = null;
+
+  private get facts(): NonNullable<Database['derived']> {
+    const driver = this.driver;
+    if (this.derived?.driver !== driver) this.derived = { driver, json: hasJsonReads(driver) ? driver : null, pivots: this.pivotsFor() };
+    return this.derived;
+  }
 
   /** JSON text built by the database (issue 36: the SQL driver), or null: the usual read path answers. */
   get jsonReads(): JsonReads | null {
-    const driver = this.driver;
-    if (this.jsonDoor?.driver !== driver) this.jsonDoor = { driver, reads: hasJsonReads(driver) ? driver : null };
-    return this.jsonDoor.reads;
+    return this.facts.json;
   }
 
   /** The native form of a list query, for the query log. */
@@ -135,13 +142,9 @@ export class Database {
     return this.capabilities.pivots;
   }
 
-  /** The pivots door of the driver it was built for (built once per driver, not per access). */
-  private pivotsDoor: { driver: Driver; door: PivotCapability & Required<Pick<PivotCapability, 'lock'>> } | null = null;
-
-  /** Pivot rows of one parent, through the door like every other read and write. */
+  /** Pivot rows of one parent, through the door like every other read and write (built once per driver). */
   get pivots(): PivotCapability & Required<Pick<PivotCapability, 'lock'>> {
-    if (this.pivotsDoor?.driver !== this.driver) this.pivotsDoor = { driver: this.driver, door: this.pivotsFor() };
-    return this.pivotsDoor.door;
+    return this.facts.pivots;
   }
 
   private pivotsFor(): PivotCapability & Required<Pick<PivotCapability, 'lock'>> {
