@@ -7,26 +7,28 @@ export interface AcceptedParams {
   app: ReadonlySet<string>;
 }
 
-function unknownIn(source: Record<string, unknown>, accepted: AcceptedParams, found: string[]): void {
+function unknownIn(source: Record<string, unknown>, accepted: AcceptedParams | null, found: string[]): void {
   for (const name of Object.keys(source)) {
-    // prototype keys are dropped before anything reads parameters, not reported
-    if (isForbiddenKey(name)) continue;
-    if (!accepted.own.includes(name) && !accepted.app.has(name) && !found.includes(name)) found.push(name);
+    // a prototype name is never a parameter (decision 72), even where the route is not checked
+    const known = accepted ? accepted.own.includes(name) || accepted.app.has(name) : !isForbiddenKey(name);
+    if (!known && !found.includes(name)) found.push(name);
   }
 }
 
 /**
  * A 400 naming every parameter the route does not know and listing the accepted ones
  * (decision 64). `query` is the parsed query string; `body` is checked only for reads, whose
- * JSON body carries parameters (a write's body is its data).
+ * JSON body carries parameters (a write's body is its data). `accepted` null: a route the
+ * parameter table does not know; only prototype names (`__proto__`, `constructor`, `prototype`)
+ * are refused there, since mergeParams would drop them silently.
  */
-export function checkParams(query: Record<string, unknown>, body: unknown, accepted: AcceptedParams): void {
+export function checkParams(query: Record<string, unknown>, body: unknown, accepted: AcceptedParams | null): void {
   const found: string[] = [];
   unknownIn(query, accepted, found);
   if (body !== undefined && isPlainObject(body)) unknownIn(body, accepted, found);
   if (found.length === 0) return;
   const names = found.map((n) => `"${n}"`).join(', ');
-  const list = [...accepted.own, ...accepted.app];
-  const what = list.length === 0 ? 'This route takes no query parameters.' : `Accepted: ${list.join(', ')}.`;
+  const list = accepted ? [...accepted.own, ...accepted.app] : [];
+  const what = !accepted ? 'It is not a parameter.' : list.length === 0 ? 'This route takes no query parameters.' : `Accepted: ${list.join(', ')}.`;
   throw new BadRequestError(`Unknown parameter${found.length > 1 ? 's' : ''} ${names}. ${what}`, found[0]);
 }

@@ -1,5 +1,6 @@
 import { BadRequestError } from '../errors';
 import { deeperThan, MAX_PARAMETER_DEPTH } from './bounded-depth';
+import { forbiddenKeyError, forbiddenKeyIn } from './safe-keys';
 
 const JSON_START = /^\s*[[{"]/;
 // JSON's own number grammar: `007` is text (JSON.parse would throw on it, a 500)
@@ -8,7 +9,8 @@ const JSON_LITERAL = /^\s*(true|false|null|-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?
 /**
  * A parameter value as the client meant it: query-string values may be JSON-encoded
  * (objects, arrays, strings, booleans, numbers). Anything else stays the string it was.
- * Malformed JSON is a 400 naming the parameter (decision 2).
+ * Malformed JSON is a 400 naming the parameter (decision 2); a prototype key at any depth is a
+ * 400 naming it (decision 72), also where the parameter's parser would not look at that key.
  */
 export function decodeParam(name: string, value: unknown): unknown {
   if (typeof value !== 'string') return value;
@@ -20,6 +22,8 @@ export function decodeParam(name: string, value: unknown): unknown {
       throw new BadRequestError(`Invalid JSON in parameter "${name}".`, name);
     }
     if (deeperThan(parsed, MAX_PARAMETER_DEPTH)) throw new BadRequestError(`Parameter "${name}" nests deeper than ${MAX_PARAMETER_DEPTH} levels.`, name);
+    const forbidden = forbiddenKeyIn(parsed);
+    if (forbidden !== null) throw forbiddenKeyError(forbidden, name);
     return parsed;
   }
   if (JSON_LITERAL.test(value)) return JSON.parse(value) as unknown;

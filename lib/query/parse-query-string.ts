@@ -1,7 +1,7 @@
 import { unescape } from 'node:querystring';
 import { BadRequestError } from '../errors';
 import { MAX_PARAMETER_DEPTH } from './bounded-depth';
-import { isForbiddenKey } from './safe-keys';
+import { forbiddenKeyError, isForbiddenKey } from './safe-keys';
 
 /** Most `name=value` pairs one query string may hold (Express's parsers stop at 1,000 silently). */
 export const MAX_QUERY_PAIRS = 1000;
@@ -88,10 +88,13 @@ function materialize(node: Node): unknown {
  * `{attr: {status: 'active'}}`, `oper[and][0]=...` and `select[]=a` are lists, `orderby[0][price]`
  * a list of objects. A bracketed value is text except the word `null`, which is null as in the
  * JSON form (`attr[deleted_at]=null` is IS NULL); the parsers type text by each field's type.
- * Prototype keys anywhere drop their pair; depth, index and pair count are bounded (400).
+ * Prototype names (decision 72): in brackets at any depth a 400 naming the key, as the JSON form
+ * is; as a parameter's own name kept (the object has no prototype), so the route's check reports
+ * it as an unknown parameter. Dropping either would drop a filter and widen the answer.
+ * Depth, index and pair count are bounded (400).
  */
 export function parseQueryString(raw: string): Record<string, unknown> {
-  const params: Record<string, unknown> = {};
+  const params = Object.create(null) as Record<string, unknown>;
   if (raw === '') return params;
   const pairs = raw.split('&');
   if (pairs.length > MAX_QUERY_PAIRS && pairs.filter((p) => p !== '').length > MAX_QUERY_PAIRS) {
@@ -104,7 +107,13 @@ export function parseQueryString(raw: string): Record<string, unknown> {
     const key = decode(eq < 0 ? pair : pair.slice(0, eq));
     const text = eq < 0 ? '' : decode(pair.slice(eq + 1));
     const { name, path } = splitKey(key);
-    if (name === '' || isForbiddenKey(name) || path.some(isForbiddenKey)) continue;
+    if (name === '') continue;
+    if (isForbiddenKey(name)) {
+      params[name] = text;
+      continue;
+    }
+    const forbidden = path.find(isForbiddenKey);
+    if (forbidden !== undefined) throw forbiddenKeyError(forbidden, name);
     if (path.length >= MAX_PARAMETER_DEPTH) throw new BadRequestError(`Parameter "${name}" nests deeper than ${MAX_PARAMETER_DEPTH} levels.`, name);
     place(top, name, path, path.length > 0 && text === 'null' ? null : text);
   }
