@@ -13,8 +13,22 @@ export interface CompiledAggregate {
   statement: SqlStatement;
   /** The field of each group value and measure (null: `count(*)`), to type what pg answers. */
   groupFields: FieldInfo[];
-  measures: Array<{ fn: Measure['fn']; field: FieldInfo | null }>;
+  measures: Array<{ fn: Measure['fn']; field: FieldInfo | null; scaled: boolean }>;
 }
+
+/**
+ * 2^-64, exactly. Sums and averages of non-integer fields add the values scaled by it: PostgreSQL
+ * fails a float8 sum that overflows (an unnamed 22003) where MongoDB answers Infinity, and
+ * decision 74 wants both to say which aggregate overflowed. Scaling by a power of two is exact
+ * (for values above 2^-958), so the scaled sum times 2^64 (`SUM_SCALE`, applied in
+ * run-aggregate.ts) is bit for bit the float8 sum, and Infinity exactly when that sum overflows.
+ * A numeric column stays numeric (exact) under the scale; orders over the scaled values are the same.
+ */
+const SCALED = '0.0000000000000000000542101086242752217003726400434970855712890625';
+export const SUM_SCALE = 2 ** 64;
+
+/** The scaled float8 sum of a non-integer column (the same additions as `sum(col::float8)`). */
+const scaledSum = (col: string): string => `sum((${col} * ${SCALED})::float8)`;
 
 /** The SQL aggregate of one measure over the root's column (strings compared bytewise, like MongoDB). */
 function measureSql(m: Measure, ctx: CompileContext, model: string, root: string): string {
@@ -27,10 +41,11 @@ function measureSql(m: Measure, ctx: CompileContext, model: string, root: string
     case 'count_distinct':
       return `count(DISTINCT ${col})`;
     case 'sum':
-      return `sum(${col})`;
+      return field.type === 'integer' ? `sum(${col})` : `sum(${col} * ${SCALED})`;
     case 'avg':
-      // a JSON number, never a numeric string: integers averaged exactly, then rounded once
-      return field.type === 'integer' ? `(avg(${col}))::float8` : `avg((${col})::float8)`;
+      // a JSON number, never a numeric string: integers averaged exactly, then rounded once; other
+      // fields as avg(float8) does (the float8 sum over the count), scaled, so an overflow is seen
+      return field.type === 'integer' ? `(avg(${col}))::float8` : `${scaledSum(col)} / NULLIF(count(${col}), 0)`;
     case 'min':
     case 'max': {
       const value = ctx.value(model, root, m.field);
@@ -55,6 +70,8 @@ export function compileAggregate(query: AggregateQuery, catalog: Catalog, tables
   const columns = [
     ...plan.keys.map((k, i) => `${k.column} AS ${quoteIdent(`g${i}`)}`),
     ...query.measures.map((m, i) => `${measureSql(m, ctx, model, root)} AS ${quoteIdent(`m${i}`)}`),
+    // beside a scaled average, its sum: the average overflows where the sum does, as on MongoDB
+    ...query.measures.flatMap((m, i) => (m.fn === 'avg' && isScaled(m, ctx, model) ? [`${scaledSum(ctx.column(model, root, m.field as string))} AS ${quoteIdent(`s${i}`)}`] : [])),
   ];
   let grouped = `SELECT ${columns.join(', ')} FROM ${ctx.table(model)} AS ${quoteIdent(root)}`;
   if (plan.joins.length) grouped += ` ${plan.joins.join(' ')}`;
@@ -86,6 +103,11 @@ export function compileAggregate(query: AggregateQuery, catalog: Catalog, tables
     // prepared when no value can change how rows are found: no LIMIT sits on the scan here
     statement: { sql, bind: params.bind, prepare: scanOnlyRanges(query.filter, ctx, model) },
     groupFields: plan.keys.map((k) => k.field),
-    measures: query.measures.map((m) => ({ fn: m.fn, field: m.field === null ? null : ctx.field(model, m.field) })),
+    measures: query.measures.map((m) => ({ fn: m.fn, field: m.field === null ? null : ctx.field(model, m.field), scaled: isScaled(m, ctx, model) })),
   };
+}
+
+/** A sum or average of a non-integer field: computed scaled by 2^-64 (see SCALED). */
+function isScaled(m: Measure, ctx: CompileContext, model: string): boolean {
+  return (m.fn === 'sum' || m.fn === 'avg') && m.field !== null && ctx.field(model, m.field).type !== 'integer';
 }

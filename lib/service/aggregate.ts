@@ -1,3 +1,4 @@
+import { ValidationError } from '../errors';
 import type { Database } from './database';
 import type { RestConfig } from '../config';
 import type { AggregateQuery, AggregateResult } from '../query/aggregate-ast';
@@ -74,6 +75,7 @@ export function aggregateEnvelope(query: AggregateQuery, result: AggregateResult
       query.measures.forEach((m, i) => {
         if (m.fn !== fn) return;
         const value = row.values[i] ?? null;
+        if (typeof value === 'number' && !Number.isFinite(value)) throw notFinite(fn, m.field);
         if (m.field === null) item.count = value;
         else ((item[fn] ??= {}) as Record<string, unknown>)[m.field] = value;
       });
@@ -91,6 +93,16 @@ export function aggregateEnvelope(query: AggregateQuery, result: AggregateResult
     from,
     to: from === null ? null : from + data.length - 1,
   };
+}
+
+/**
+ * Decision 74: a sum or average that overflows a double is not an answer (JSON would render it as
+ * null, a value it is not): a 422 naming the aggregate as orderby names it (`sum.price`).
+ */
+function notFinite(fn: string, field: string | null): ValidationError {
+  const name = `${fn}.${field ?? '*'}`;
+  const what = fn === 'avg' ? 'average' : fn;
+  return new ValidationError({ [name]: [`The ${what} of ${field ?? 'the records'} (${name}) is not a finite number: it overflows a double-precision number.`] });
 }
 
 /** Without group_by, nothing matched: counts are 0, the other functions null. */

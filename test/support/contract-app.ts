@@ -261,6 +261,14 @@ export class ContractContext {
     );
   }
 
+  /** Sets one field of a record straight in the database (a value the API's validation would refuse). */
+  async rawSet(table: string, rec: Rec, field: string, value: string | number | null): Promise<void> {
+    await this.direct(
+      (client) => client.query(`UPDATE "${table}" SET "${field}" = $1 WHERE "id" = $2`, [value, rec.id]),
+      (db, oid) => db.collection(table).updateOne({ _id: oid(rec.id) }, { $set: { [field]: value } }),
+    );
+  }
+
   /**
    * A unique index the example app does not declare (`reviews (product_id, comment)`), straight in
    * the database, to make a write fail in the database midway; `drop` removes it.

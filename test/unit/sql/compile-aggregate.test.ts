@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { compileAggregate } from '../../../drivers/sql/compile-aggregate';
+import { compileAggregate, SUM_SCALE } from '../../../drivers/sql/compile-aggregate';
 import type { AggregateQuery } from '../../../lib/query/aggregate-ast';
 import { catalog, tables } from './fixture';
 
@@ -12,6 +12,9 @@ const query = (over: Partial<AggregateQuery> = {}): AggregateQuery => ({
   page: { kind: 'offset', page: 1, size: 10 },
   ...over,
 });
+
+/** 2^-64 exactly: sums and averages of non-integer fields are added scaled (decision 74: an overflow is seen, not a 22003). */
+const K = '0.0000000000000000000542101086242752217003726400434970855712890625';
 
 const TAIL = (orderBy: string, limit = '$1', offset = '$2') =>
   `"p" AS (SELECT "g".*, row_number() OVER (${orderBy ? `ORDER BY ${orderBy}` : ''}) AS "__n" FROM "g"${orderBy ? ` ORDER BY ${orderBy}` : ''} LIMIT ${limit} OFFSET ${offset}) ` +
@@ -32,7 +35,7 @@ describe('sql compileAggregate: one statement', () => {
       bind: [5, 10],
     },
     {
-      title: 'every function: count of a field, DISTINCT, sum, avg as float8, min/max of strings bytewise',
+      title: 'every function: count of a field, DISTINCT, sum, avg as float8 (scaled, its sum beside it), min/max of strings bytewise',
       query: query({
         measures: [
           { fn: 'count', field: 'description' },
@@ -47,7 +50,8 @@ describe('sql compileAggregate: one statement', () => {
       }),
       sql:
         'WITH "g" AS (SELECT count("t0"."description") AS "m0", count(DISTINCT "t0"."category_id") AS "m1", sum("t0"."stock") AS "m2", (avg("t0"."stock"))::float8 AS "m3", ' +
-        'avg(("t0"."price")::float8) AS "m4", min("t0"."name" COLLATE "C") AS "m5", max("t0"."created_at") AS "m6" FROM "products" AS "t0"), ' +
+        `sum(("t0"."price" * ${K})::float8) / NULLIF(count("t0"."price"), 0) AS "m4", min("t0"."name" COLLATE "C") AS "m5", max("t0"."created_at") AS "m6", ` +
+        `sum(("t0"."price" * ${K})::float8) AS "s4" FROM "products" AS "t0"), ` +
         TAIL('"g"."m5" COLLATE "C" DESC NULLS LAST'),
       bind: [10, 0],
     },
@@ -60,7 +64,7 @@ describe('sql compileAggregate: one statement', () => {
         order: [{ kind: 'measure', index: 0, direction: 'desc' }, { kind: 'group', index: 0, direction: 'asc' }],
       }),
       sql:
-        'WITH "g" AS (SELECT "o1"."name" AS "g0", sum("t0"."price") AS "m0" FROM "products" AS "t0" LEFT JOIN "categories" AS "o1" ON "o1"."id" = "t0"."category_id" AND "o1"."name" IS DISTINCT FROM $1 ' +
+        `WITH "g" AS (SELECT "o1"."name" AS "g0", sum("t0"."price" * ${K}) AS "m0" FROM "products" AS "t0" LEFT JOIN "categories" AS "o1" ON "o1"."id" = "t0"."category_id" AND "o1"."name" IS DISTINCT FROM $1 ` +
         'WHERE "t0"."price" >= $2 GROUP BY "o1"."name"), ' +
         TAIL('"g"."m0" DESC NULLS LAST, "g"."g0" COLLATE "C" ASC NULLS FIRST', '$3', '$4'),
       bind: ['Hidden', 10, 10, 0],
@@ -78,6 +82,13 @@ describe('sql compileAggregate: one statement', () => {
     const plan = compileAggregate(query({ groups: [{ name: 'category.created_at', relations: ['category'], field: 'created_at' }], measures: [{ fn: 'count', field: null }, { fn: 'max', field: 'price' }] }), catalog, tables);
     expect(plan.groupFields.map((f) => f.type)).to.deep.equal(['date']);
     expect(plan.measures.map((m) => [m.fn, m.field?.type ?? null])).to.deep.equal([['count', null], ['max', 'number']]);
+  });
+
+  it('scales exactly: the literal is 2^-64, SUM_SCALE its inverse; integer sums and every other function are not scaled', () => {
+    expect(Number(K)).to.equal(2 ** -64);
+    expect(SUM_SCALE * Number(K)).to.equal(1);
+    const plan = compileAggregate(query({ measures: [{ fn: 'sum', field: 'price' }, { fn: 'avg', field: 'price' }, { fn: 'sum', field: 'stock' }, { fn: 'avg', field: 'stock' }, { fn: 'max', field: 'price' }] }), catalog, tables);
+    expect(plan.measures.map((m) => m.scaled)).to.deep.equal([true, true, false, false, false]);
   });
 
   it('prepares the statement only when no value can change how the rows are found', () => {
