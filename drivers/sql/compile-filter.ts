@@ -1,5 +1,6 @@
 import type { Condition, Filter, RelatedFilter, Scalar } from '../../lib/query/ast';
 import type { FieldInfo } from '../../lib/resource/model-info';
+import { caselessPrefix, hasCaseVariants, simpleLower } from '../../lib/query/simple-lower';
 import { ParamBuilder, quoteIdent } from './sql-builder';
 import type { CompileContext } from './compile-context';
 
@@ -123,11 +124,30 @@ function compileCondition(cond: Condition, ctx: CompileContext, model: string, a
  */
 function compileLike(cond: Condition, info: FieldInfo, col: string, params: ParamBuilder): string {
   const negated = cond.operator.startsWith('not ');
-  const keyword = cond.operator.endsWith('ilike') ? 'ILIKE' : 'LIKE';
   if (info.type !== 'string') return negated ? 'TRUE' : 'FALSE';
-  const test = `${col} ${keyword} ${params.param(cond.value)} ESCAPE ''`;
+  const test = cond.operator.endsWith('ilike') ? caselessLike(col, String(cond.value), params, !negated) : `${col} LIKE ${params.param(cond.value)} ESCAPE ''`;
   return negated ? `(${col} IS NULL OR NOT (${test}))` : test;
 }
+
+/**
+ * `ilike` under the one case rule (decision 73, lib/query/simple-lower.ts), never PostgreSQL's
+ * ILIKE, whose case folding follows the database's ctype (under the C locale `É` is not `é`):
+ * `lower()` under the builtin `pg_c_utf8` collation is Unicode's simple lower case whatever the
+ * locale, and the pattern is lowered by the same rule in Node. A pattern with no character that
+ * has another case is a plain LIKE (the same rows, and an index on the column serves it as it
+ * did); otherwise the start of the pattern that matches only itself, when there is one, is also
+ * a case-sensitive prefix, so such an index still bounds the scan (`prefixed`: not under NOT).
+ */
+function caselessLike(col: string, pattern: string, params: ParamBuilder, prefixed: boolean): string {
+  if (!hasCaseVariants(pattern)) return `${col} LIKE ${params.param(pattern)} ESCAPE ''`;
+  const prefix = prefixed ? caselessPrefix(pattern) : '';
+  const bound = prefix === '' ? '' : `${col} LIKE ${params.param(`${prefix}%`)} ESCAPE '' AND `;
+  const lowered = `${lowerSql(col)} LIKE ${params.param(simpleLower(pattern))} ESCAPE ''`;
+  return bound === '' ? lowered : `(${bound}${lowered})`;
+}
+
+/** The rule's lower case of a text expression, in SQL (PostgreSQL 17 or later, UTF8 database). */
+const lowerSql = (expr: string): string => `lower((${expr}) COLLATE "pg_c_utf8")`;
 
 /** Array columns (PostgreSQL arrays), MongoDB-style: a condition holds when an element matches. */
 function compileArrayCondition(cond: Condition, col: string, params: ParamBuilder): string {
@@ -161,20 +181,21 @@ function compileArrayCondition(cond: Condition, col: string, params: ParamBuilde
       return `(${col} IS NULL OR NOT (${params.param(low)} <= ANY(${col}) AND ${params.param(high)} >= ANY(${col})))`;
     }
     case 'like':
-    case 'ilike': {
-      const p = params.param(cond.value);
-      return elem((e) => `${e} ${op === 'like' ? 'LIKE' : 'ILIKE'} ${p} ESCAPE ''`);
-    }
+    case 'ilike':
+      return elem((e) => elementLike(op, e, String(cond.value), params));
     case 'not like':
-    case 'not ilike': {
-      const p = params.param(cond.value);
-      return `(${col} IS NULL OR NOT ${elem((e) => `${e} ${op === 'not like' ? 'LIKE' : 'ILIKE'} ${p} ESCAPE ''`)})`;
-    }
+    case 'not ilike':
+      return `(${col} IS NULL OR NOT ${elem((e) => elementLike(op, e, String(cond.value), params))})`;
     case 'null':
       return `${col} IS NULL`;
     case 'not null':
       return `${col} IS NOT NULL`;
   }
+}
+
+/** One array element against a pattern: `ilike` under the one case rule, as on a scalar column. */
+function elementLike(op: string, element: string, pattern: string, params: ParamBuilder): string {
+  return op.endsWith('ilike') ? caselessLike(element, pattern, params, false) : `${element} LIKE ${params.param(pattern)} ESCAPE ''`;
 }
 
 function splitNulls(value: Condition['value']): { values: Scalar[]; hasNull: boolean } {

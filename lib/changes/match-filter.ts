@@ -1,11 +1,14 @@
 import type { Filter, Scalar } from '../query/ast';
 import type { ModelInfo } from '../resource/model-info';
+import { simpleLower } from '../query/simple-lower';
 
 /**
  * Whether one record (as the feed carries it: JSON values, dates as ISO text) matches a filter on
  * its own fields, with the drivers' semantics (decisions 4-10): negative operators match null,
- * `=`/`in` on an array field mean contains / contains any, `like` is anchored with `%` and `_`,
- * dates compare as instants, strings bytewise. A relation filter cannot be decided without the
+ * `=`/`in` on an array field mean contains / contains any, `like` is anchored with `%` and `_`
+ * (`_` one code point, as PostgreSQL and MongoDB count), `ilike` compares both sides under the
+ * drivers' one case rule (lib/query/simple-lower.ts, decision 73), dates compare as instants,
+ * strings bytewise. A relation filter cannot be decided without the
  * database: it never matches (the feed refuses relation filters; a scope holding one delivers nothing).
  */
 export function matchesFilter(filter: Filter | null, row: Record<string, unknown>, info: ModelInfo): boolean {
@@ -44,9 +47,15 @@ function compare(a: Comparable, b: Comparable): number {
   return x < y ? -1 : x > y ? 1 : 0;
 }
 
-function likeRegex(pattern: string, insensitive: boolean): RegExp {
+/** A LIKE pattern as an anchored, case-sensitive regular expression over code points (`u`). */
+function likeRegex(pattern: string): RegExp {
   const body = pattern.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/%/g, '[\\s\\S]*').replace(/_/g, '[\\s\\S]');
-  return new RegExp(`^${body}$`, insensitive ? 'i' : '');
+  return new RegExp(`^${body}$`, 'u');
+}
+
+/** `like` as written; `ilike` with pattern and value both in the rule's lower case (never the regex `i` flag). */
+function likeMatches(pattern: string, stored: string, caseless: boolean): boolean {
+  return caseless ? likeRegex(simpleLower(pattern)).test(simpleLower(stored)) : likeRegex(pattern).test(stored);
 }
 
 function positive(operator: string, stored: Comparable, value: Scalar | Scalar[] | undefined, type: string | undefined): boolean {
@@ -77,7 +86,7 @@ function positive(operator: string, stored: Comparable, value: Scalar | Scalar[]
     }
     case 'like':
     case 'ilike':
-      return typeof stored === 'string' && likeRegex(String(value), operator === 'ilike').test(stored);
+      return typeof stored === 'string' && likeMatches(String(value), stored, operator === 'ilike');
     default:
       return false;
   }

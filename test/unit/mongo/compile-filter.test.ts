@@ -34,9 +34,9 @@ const cases: Case[] = [
   { title: '= on a boolean', filter: c('featured', '=', true), match: { featured: { $eq: true } } },
   { title: 'like: anchored, case-sensitive', filter: c('name', 'like', '%phone_'), match: { name: { $regex: /^[\s\S]*phone[\s\S](?![\s\S])/ } } },
   { title: 'like escapes regex metacharacters', filter: c('name', 'like', 'a.b*%'), match: { name: { $regex: /^a\.b\*/ } } },
-  { title: 'ilike: i flag', filter: c('name', 'ilike', '%PHONE%'), match: { name: { $regex: /^(?=([\s\S]*?PHONE))\1/i } } },
+  { title: 'ilike: classes of case variants, no i flag (decision 73)', filter: c('name', 'ilike', '%PHONE%'), match: { name: { $regex: /^(?=([\s\S]*?[pP][hH][oO][nN][eE]))\1/ } } },
   { title: 'not like: $not', filter: c('name', 'not like', '%x'), match: { name: { $not: /^[\s\S]*x(?![\s\S])/ } } },
-  { title: 'not ilike: $not with i', filter: c('name', 'not ilike', 'x%'), match: { name: { $not: /^x/i } } },
+  { title: 'not ilike: $not of the classes', filter: c('name', 'not ilike', 'x%'), match: { name: { $not: /^[xX]/ } } },
   { title: 'in', filter: c('status', 'in', ['draft', 'inactive']), match: { status: { $in: ['draft', 'inactive'] } } },
   { title: 'in with null (null matches missing)', filter: c('category_id', 'in', [OID, null]), match: { category_id: { $in: [oid(), null] } } },
   { title: 'not in', filter: c('status', 'not in', ['a', 'b']), match: { status: { $nin: ['a', 'b'] } } },
@@ -92,7 +92,13 @@ describe('mongo likeRegex', () => {
     ['a%%%b', false, /^a[\s\S]*b(?![\s\S])/],
     ['_x_', false, /^[\s\S]x[\s\S](?![\s\S])/],
     ['(a|b)[c]{2}+?^$\\/-', false, /^\(a\|b\)\[c\]\{2\}\+\?\^\$\\\/\-(?![\s\S])/],
-    ['Ab', true, /^Ab(?![\s\S])/i],
+    ['Ab', true, /^[aA][bB](?![\s\S])/],
+    // the rule's variants: Kelvin sign and dotted capital I lower to k and i; ς and ß have no other case than ẞ
+    ['k1_', true, new RegExp('^[kK\u212a]1[\\s\\S](?![\\s\\S])')],
+    ['%İé%', true, /^(?=([\s\S]*?[iIİ][éÉ]))\1/],
+    ['ςß.', true, /^ς[ßẞ]\.(?![\s\S])/],
+    // a supplementary-plane letter is an alternation (the emulator's regexes have no u flag)
+    ['𐐨', true, /^(?:𐐨|𐐀)(?![\s\S])/],
   ];
   for (const [pattern, ci, expected] of table) {
     it(`${pattern}${ci ? ' (ilike)' : ''}`, () => {
