@@ -2,7 +2,8 @@
  * The one case rule of `ilike` and `not ilike` (decision 73): two characters are equal ignoring
  * case when their Unicode simple lower-case mappings are equal, code point by code point. `É`
  * matches `é`, `ẞ` matches `ß` (and `ß` is never `ss`), `Σ` matches `σ` but not the final `ς`
- * (its own lower case), `İ` matches `i` and `I`, the dotless `ı` only itself, the Kelvin sign `k`.
+ * (its own lower case), `İ` matches `i` and `I`, the dotless `ı` only itself, the Kelvin sign
+ * (U+212A) matches `k`.
  *
  * The same rule everywhere, so a list and a change feed with one filter agree: PostgreSQL's
  * `lower()` under the builtin `pg_c_utf8` collation is exactly this mapping, whatever the
