@@ -125,7 +125,7 @@ export async function createExampleApp(options: ExampleAppOptions): Promise<Exam
       }
     });
     app.use(API_PREFIX, api.router());
-    app.use(API_PREFIX, api.docsRouter({ title: 'Example shop API', serverUrl: API_PREFIX }));
+    app.use(API_PREFIX, api.docsRouter({ title: 'Example shop API' }));
     app.use((req, res) => {
       res.status(404).json({ message: `No route for ${req.method} ${req.path}.`, type: 'not_found', status: 404 });
     });
