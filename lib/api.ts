@@ -212,7 +212,12 @@ export function createRestApi(options: RestApiOptions = {}): RestApi {
       const allowOf = new Map<string, string[]>();
       for (const [model, registered] of routeOptions) if (registered.allowParams) allowOf.set(registry.entry(model).declaration.name, registered.allowParams);
       const allowParams = (route: { resource: string }) => [...(options.allowParams ?? []), ...(allowOf.get(route.resource) ?? [])];
-      const dispatch = buildRouter(table, [protect, ...middlewares], { beforeRespond: cacheSettings.enabled ? (ctx) => (ctx.touched.size > 0 ? cache.bump(ctx.touched) : undefined) : undefined, deadlineMs: config.requestTimeoutMs, allowParams });
+      // soft_delete and hierarchy only where the route's records have them (the related resource's on relation routes)
+      const paramScope = (route: { model: string }) => {
+        const entry = registry.entry(route.model);
+        return { resource: entry.declaration.name, softDelete: Boolean(entry.info.softDelete), hierarchy: Boolean(entry.info.hierarchyField) };
+      };
+      const dispatch = buildRouter(table, [protect, ...middlewares], { beforeRespond: cacheSettings.enabled ? (ctx) => (ctx.touched.size > 0 ? cache.bump(ctx.touched) : undefined) : undefined, deadlineMs: config.requestTimeoutMs, allowParams, scope: paramScope });
       router.use(apiFront({ log, bodyLimit: options.bodyLimit, context: options.context }, dispatch));
       router.use(unconfiguredRelations());
       router.use(unmatchedRoutes(table));

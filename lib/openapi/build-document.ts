@@ -147,6 +147,8 @@ export function buildOpenApi(table: DocumentedRoutes, registry: Registry, option
     const parent = entries.find((e) => e.declaration.name === route.resource)?.info;
     const { path, params: pathParams } = openApiPath(route.path, (param) => idSchema(param === 'parent_id' ? parent?.idType : related.idType));
     const shape = operationShape(route, { type: pascal(route.model), model: route.model, id: idSchema(related.idType) });
+    // soft_delete and hierarchy only where the route's records have them (a 400 elsewhere)
+    shape.params = shape.params.filter((p) => (p !== 'soft_delete' || related.softDelete) && (p !== 'hierarchy' || related.hierarchyField));
     shape.params.forEach((p) => usedParameters.add(p));
     const open = Boolean(options.security?.isPublic?.(route.name));
     const statuses = errorStatuses(route, secured, open);
