@@ -93,7 +93,9 @@ export async function createExampleApp(options: ExampleAppOptions): Promise<Exam
   const backend = await openBackend(options);
   try {
     const guard = bearerGuard(backend);
-    const auth = options.auth === false ? undefined : { authenticate: guard.authenticate, grants: exampleGrants, debug: options.debug };
+    // a 401 says where a token comes from (WWW-Authenticate, decision 78)
+    const challenge = { realm: 'example-shop', hint: "A user's api_token: the start log prints the superuser's (EXAMPLE_ADMIN_TOKEN chooses it) and the demo users' tokens" };
+    const auth = options.auth === false ? undefined : { authenticate: guard.authenticate, grants: exampleGrants, debug: options.debug, challenge };
     // a shop answers within 10 s or says 503 (the library's default deadline is 60 s): a stalled
     // database must not hold a request longer; REST_REQUEST_TIMEOUT_MS or apiOptions still decide
     const deadline = process.env.REST_REQUEST_TIMEOUT_MS ? {} : { requestTimeoutMs: EXAMPLE_REQUEST_TIMEOUT_MS };
@@ -125,7 +127,7 @@ export async function createExampleApp(options: ExampleAppOptions): Promise<Exam
       }
     });
     app.use(API_PREFIX, api.router());
-    app.use(API_PREFIX, api.docsRouter({ title: 'Example shop API', serverUrl: API_PREFIX }));
+    app.use(API_PREFIX, api.docsRouter({ title: 'Example shop API' }));
     app.use((req, res) => {
       res.status(404).json({ message: `No route for ${req.method} ${req.path}.`, type: 'not_found', status: 404 });
     });

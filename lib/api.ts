@@ -11,6 +11,7 @@ import { exportRoutes } from './export/export-routes';
 import { relationExportRoutes } from './export/relation-export-routes';
 import { tableTemplate, type PdfTemplate } from './export/pdf-templates';
 import { errorMiddleware } from './http/error-middleware';
+import { bearerChallenge } from './http/www-authenticate';
 import { buildOpenApi, type OpenApiOptions } from './openapi/build-document';
 import { docsRouter } from './openapi/docs-router';
 import { resourceRoutes } from './http/resource-routes';
@@ -41,6 +42,8 @@ export type { AuthorizeOptions, RegisterOptions, RestApi, RestApiOptions } from 
 /** Entry point: declare resources, then mount `api.router()` in an Express app. */
 export function createRestApi(options: RestApiOptions = {}): RestApi {
   const config = configFromEnv(options.config);
+  // a 401's WWW-Authenticate (decision 78): where a token comes from, as the application says
+  const challenge = (req: express.Request) => bearerChallenge(options.auth?.challenge ?? {}, Boolean(req.headers.authorization));
   const log = createLoggers(options.logger, config);
   const registry = new Registry();
   const pipeline = new QueryPipeline(registry);
@@ -212,12 +215,17 @@ export function createRestApi(options: RestApiOptions = {}): RestApi {
       const allowOf = new Map<string, string[]>();
       for (const [model, registered] of routeOptions) if (registered.allowParams) allowOf.set(registry.entry(model).declaration.name, registered.allowParams);
       const allowParams = (route: { resource: string }) => [...(options.allowParams ?? []), ...(allowOf.get(route.resource) ?? [])];
-      const dispatch = buildRouter(table, [protect, ...middlewares], { beforeRespond: cacheSettings.enabled ? (ctx) => (ctx.touched.size > 0 ? cache.bump(ctx.touched) : undefined) : undefined, deadlineMs: config.requestTimeoutMs, allowParams });
+      // soft_delete and hierarchy only where the route's records have them (the related resource's on relation routes)
+      const paramScope = (route: { model: string }) => {
+        const entry = registry.entry(route.model);
+        return { resource: entry.declaration.name, softDelete: Boolean(entry.info.softDelete), hierarchy: Boolean(entry.info.hierarchyField) };
+      };
+      const dispatch = buildRouter(table, [protect, ...middlewares], { beforeRespond: cacheSettings.enabled ? (ctx) => (ctx.touched.size > 0 ? cache.bump(ctx.touched) : undefined) : undefined, deadlineMs: config.requestTimeoutMs, allowParams, scope: paramScope });
       router.use(apiFront({ log, bodyLimit: options.bodyLimit, context: options.context }, dispatch));
       router.use(unconfiguredRelations());
       router.use(unmatchedRoutes(table));
       // a database that is down or too slow answers 503 wherever it was asked (an auth hook too)
-      router.use(errorMiddleware(log, (error) => unavailable(registry, error)));
+      router.use(errorMiddleware(log, (error) => unavailable(registry, error), challenge));
       built = router;
       return router;
     },
@@ -232,7 +240,7 @@ export function createRestApi(options: RestApiOptions = {}): RestApi {
       const { authenticate, ...openApiOptions } = docsOptions;
       if (authenticate && !auth) throw new Error('docsRouter({authenticate: true}) needs the auth option (createRestApi({auth: {authenticate}})).');
       const accepts = authenticate && auth ? async (req: express.Request, res: express.Response) => (await auth.identify(req, res, options.auth?.guard)).user !== null : undefined;
-      return docsRouter(() => api.openapi(openApiOptions), { title: openApiOptions.title, authenticate: accepts });
+      return docsRouter(() => api.openapi(openApiOptions), { title: openApiOptions.title, authenticate: accepts, challenge });
     },
     openapi(openApiOptions = {}) {
       if (!built) throw new Error('api.openapi() describes the routes built by router(): call router() first.');

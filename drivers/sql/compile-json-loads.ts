@@ -118,7 +118,9 @@ function renderLoad(env: JsonEnv, parent: string, load: RelationLoad, parentCol:
   const level = renderLevel(env, target, fields, load.children, (f) => ctx.column(target, a, f), parentJoined && rel.kind === 'belongsTo', pivot);
   if (!many) return `SELECT ${level.object} AS "j", 1 + ${level.count} AS "c" FROM ${base} ${level.from}`;
   return (
-    `SELECT coalesce(json_agg(x."j" ORDER BY x."k"), ${quoteLiteral('[]')}::json) AS "j", (count(*) + coalesce(sum(x."c"), 0))::bigint AS "c" ` +
+    // joined by ',' rather than json_agg, whose ', ' between elements would make these bytes differ
+    // from the usual path's and MongoDB's (JSON.stringify): the drivers answer the same bytes
+    `SELECT coalesce(('[' || string_agg(x."j"::text, ',' ORDER BY x."k") || ']')::json, ${quoteLiteral('[]')}::json) AS "j", (count(*) + coalesce(sum(x."c"), 0))::bigint AS "c" ` +
     `FROM (SELECT ${level.object} AS "j", ${key} AS "k", ${level.count} AS "c" FROM ${base} ${level.from}) AS x`
   );
 }

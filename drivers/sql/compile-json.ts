@@ -17,7 +17,7 @@ import type { ModelMap } from './model-map';
 /**
  * A list or show as ONE statement whose single row holds the answer's rows as JSON text (issue
  * 36): the page is selected first (`w`, the usual filter, order, LIMIT/OFFSET), each page row's
- * loads are LATERAL subqueries rendering their records with row_to_json/json_agg, the rows are
+ * loads are LATERAL subqueries rendering their records with row_to_json and string_agg, the rows are
  * joined in page order by string_agg, and an offset page's count rides along as a scalar
  * subquery. Node never parses it: the service wraps `data` in the envelope and sends the text.
  *
@@ -25,7 +25,7 @@ import type { ModelMap } from './model-map';
  *          sum(<related records>) AS loaded, (SELECT count(*) FROM ... WHERE <filter>) AS total
  *   FROM (SELECT <root fields>, <order keys> FROM products t0 ... LIMIT 25 OFFSET 50) AS w
  *   LEFT JOIN LATERAL (SELECT row_to_json(v2) AS j, 1 + ... AS c FROM categories ...) AS r1 ON TRUE
- *   LEFT JOIN LATERAL (SELECT json_agg(x.j ORDER BY x.k) AS j, ... FROM reviews ...) AS r3 ON TRUE
+ *   LEFT JOIN LATERAL (SELECT ('[' || string_agg(x.j::text, ',' ORDER BY x.k) || ']')::json AS j, ... FROM reviews ...) AS r3 ON TRUE
  *   CROSS JOIN LATERAL (SELECT w.id AS id, ..., r1.j AS category, r3.j AS reviews) AS v
  */
 export interface CompiledJson {

@@ -40,4 +40,10 @@ export interface AuthOptions {
   beforeCheck?: (req: Request, ctx: RequestContext) => void | Promise<void>;
   /** `Forbidden: <permission>` instead of `Forbidden` (env APP_DEBUG). */
   debug?: boolean;
+  /**
+   * The `WWW-Authenticate` header of every 401 (RFC 6750): `Bearer realm="<realm>"` (default
+   * `api`), `error="invalid_token"` when credentials were sent and refused, and `hint` (where a
+   * client gets a token) as `error_description`. The 401 body stays `{message: "Unauthenticated."}`.
+   */
+  challenge?: { realm?: string; hint?: string };
 }

@@ -1,7 +1,7 @@
 /**
  * `generic-resource-rest emulator`: the testing kit's MongoDB emulator as a server process.
  *
- *   npx generic-resource-rest emulator --port 27017 [--topology replset|standalone] [--version 5.0|6.0|7.0|8.0]
+ *   npx generic-resource-rest emulator --port 27017 [--topology replset|standalone] [--version 4.4|5.0|6.0|7.0|8.0]
  *
  * Prints the connection string as its first line on stdout, serves until SIGTERM or SIGINT (or,
  * when forked by startMongo({process: 'child'}), until its parent's IPC channel closes), then
@@ -11,13 +11,26 @@ import { parseArgs } from 'node:util';
 import { UsageError } from './client-command';
 import type { CliIo } from './cli-io';
 import { EMULATOR_VERSIONS, startEmulator } from '../testing/emulator-entry';
+import { missingPackage } from './missing-package';
 
-export const EMULATOR_USAGE = `  emulator [--port <n>] [--topology replset|standalone] [--version 5.0|6.0|7.0|8.0]
+/** The optional peers the emulator is built on (the testing kit's dev dependencies). */
+export const EMULATOR_PACKAGES = ['bson', 'mingo'] as const;
+
+/** What to say when the emulator cannot load: the package missing and the command that installs them all. */
+export function emulatorLoadError(error: unknown): Error {
+  const pkg = missingPackage(error);
+  if (!pkg) return error instanceof Error ? error : new Error(String(error));
+  return new Error(`emulator: the ${pkg} package is not installed; the emulator needs ${EMULATOR_PACKAGES.join(' and ')}: npm install --save-dev ${EMULATOR_PACKAGES.join(' ')}`);
+}
+
+export const EMULATOR_USAGE = `  emulator [--port <n>] [--topology replset|standalone] [--version 4.4|5.0|6.0|7.0|8.0]
       Serves the testing kit's in-memory MongoDB emulator on 127.0.0.1 until SIGTERM/SIGINT;
       prints its connection string first. Data lives in memory and ends with the process.
+      Needs the bson and mingo packages (npm install --save-dev bson mingo).
       --port      TCP port (default 27017; 0 picks a free one)
       --topology  replset (default: a one-member replica set rs0) or standalone
-      --version   the MongoDB release to play (default 7.0; also 4.4, to test refusing it)
+      --version   the MongoDB release to play: 5.0, 6.0, 7.0 (default) or 8.0; 4.4 plays a
+                  server older than the library supports, which it refuses at start
       Defaults come from TEST_MONGO_TOPOLOGY / TEST_MONGO_VERSION when set.
 `;
 
@@ -65,18 +78,17 @@ export function parseEmulatorArgs(args: string[]): EmulatorArgs {
 
 /**
  * Runs the emulator until a signal; resolves to the exit code. `until` replaces the wait for
- * SIGTERM/SIGINT (tests).
+ * SIGTERM/SIGINT and `start` the emulator's loader (tests).
  */
-export async function runEmulatorCommand(args: string[], io: CliIo, usage: string, until?: Promise<unknown>): Promise<number> {
+export async function runEmulatorCommand(args: string[], io: CliIo, usage: string, until?: Promise<unknown>, start: typeof startEmulator = startEmulator): Promise<number> {
   const options = parseEmulatorArgs(args);
   if (options.help) {
     io.out(usage);
     return 0;
   }
-  const emulator = await startEmulator({ port: options.port, topology: options.topology, version: options.version }).catch((error: Error & { code?: string }) => {
-    // the emulator loads on first use: a missing optional peer shows here
-    if (error.code === 'MODULE_NOT_FOUND') throw new Error(`the emulator needs bson, mingo and mongodb installed (${error.message})`);
-    throw error;
+  // the emulator loads on first use: a missing optional peer shows here, named with its install command
+  const emulator = await start({ port: options.port, topology: options.topology, version: options.version }).catch((error: unknown) => {
+    throw emulatorLoadError(error);
   });
   io.out(`${emulator.uri}\n`);
   io.err(`MongoDB emulator playing MongoDB ${emulator.profile.version} as a ${emulator.profile.topology === 'standalone' ? 'standalone server' : 'one-member replica set (rs0)'} on 127.0.0.1:${emulator.port}; SIGTERM or SIGINT stops it.\n`);

@@ -1,6 +1,7 @@
 import type { Request, RequestHandler, Response } from 'express';
 import type { AcceptedParams } from '../query/check-params';
 import { readParams } from '../query/read-params';
+import { inapplicableParams, type ParamScope } from '../query/inapplicable-params';
 import { routeParams } from '../query/route-params';
 import { ApiError, BadRequestError } from '../errors';
 import type { RequestContext } from '../service/request-context';
@@ -14,8 +15,11 @@ export type RouteMiddlewareFactory = (route: RouteDefinition) => RequestHandler 
 
 /** What the route accepts (null: a route the parameter table does not know, not checked). */
 function acceptedBy(route: RouteDefinition, options: RouterOptions): AcceptedParams | null {
-  const own = route.params ?? routeParams(route.action);
-  return own ? { own, app: new Set(options.allowParams?.(route) ?? []) } : null;
+  const listed = route.params ?? routeParams(route.action);
+  if (!listed) return null;
+  const inapplicable = options.scope ? inapplicableParams(listed, options.scope(route)) : new Map<string, string>();
+  const own = listed.filter((name) => !inapplicable.has(name));
+  return { own, app: new Set(options.allowParams?.(route) ?? []), inapplicable };
 }
 
 function handler(route: RouteDefinition, options: RouterOptions): RequestHandler {
@@ -86,6 +90,8 @@ export interface RouterOptions {
   deadlineMs?: number;
   /** The application's own parameters on a route (`allowParams`): accepted, and ignored by the library. */
   allowParams?: (route: RouteDefinition) => readonly string[];
+  /** What a route's records support (soft delete, hierarchy): parameters for what they lack are a 400 saying so. */
+  scope?: (route: RouteDefinition) => ParamScope;
 }
 
 /** A route ready to match: its path split into literal segments (lower case) and `:param` names. */

@@ -1,7 +1,8 @@
-import type { ErrorRequestHandler } from 'express';
+import type { ErrorRequestHandler, Request } from 'express';
 import { ApiError, DatabaseError } from '../errors';
 import type { DatabaseErrorInfo } from '../driver';
 import type { Loggers } from '../log/logger';
+import { bearerChallenge } from './www-authenticate';
 
 /**
  * The drivers' view of an error raised outside the service (an authentication hook or an
@@ -18,9 +19,10 @@ interface BodyParserError {
 /**
  * The one place errors become responses: `{message, type, status, ...}`. Typed errors render
  * themselves; database errors are logged in full on the database channel; anything else is a 500
- * whose details stay in the log. No stack trace or driver text reaches a client.
+ * whose details stay in the log. No stack trace or driver text reaches a client. A 401 carries
+ * `WWW-Authenticate` (`challenge`, by default a plain bearer challenge).
  */
-export function errorMiddleware(log: Loggers, unavailability?: Unavailability): ErrorRequestHandler {
+export function errorMiddleware(log: Loggers, unavailability?: Unavailability, challenge?: (req: Request) => string): ErrorRequestHandler {
   return (err: unknown, req, res, next) => {
     if (res.headersSent) return next(err);
     if (!(err instanceof ApiError) && unavailability) {
@@ -36,6 +38,8 @@ export function errorMiddleware(log: Loggers, unavailability?: Unavailability): 
       }
       // unavailable or too slow: a client may come back, a little later
       if (err.status === 503) res.set('Retry-After', '2');
+      // a 401 says how to authenticate (RFC 6750); the body stays decision 26's
+      if (err.status === 401) res.set('WWW-Authenticate', challenge ? challenge(req) : bearerChallenge({}, Boolean(req.headers.authorization)));
       res.status(err.status).json({ message: err.message, type: err.type, status: err.status, ...err.body() });
       return;
     }

@@ -18,7 +18,12 @@ export interface OpenApiOptions {
   contact?: { name?: string; url?: string; email?: string };
   /** Its licence (info.license): `{name, identifier | url}`. */
   license?: { name: string; identifier?: string; url?: string };
-  /** Where the API router is mounted (`/api/v1`): the document's server URL. */
+  /**
+   * The document's server URL (`servers[0].url`). Default `.`: relative to the document's own URL
+   * (OpenAPI 3), so a document served by `docsRouter()` mounted beside `router()` points at the API
+   * wherever both are mounted, behind any proxy prefix. Give it when they are mounted apart (`/api/v1`,
+   * `../api`, or an absolute `https://shop.example/api/v1`).
+   */
   serverUrl?: string;
   /** Fields hidden from record and body schemas per MODEL (a role's read policy). */
   hiddenFields?: (model: string) => ReadonlySet<string>;
@@ -142,6 +147,8 @@ export function buildOpenApi(table: DocumentedRoutes, registry: Registry, option
     const parent = entries.find((e) => e.declaration.name === route.resource)?.info;
     const { path, params: pathParams } = openApiPath(route.path, (param) => idSchema(param === 'parent_id' ? parent?.idType : related.idType));
     const shape = operationShape(route, { type: pascal(route.model), model: route.model, id: idSchema(related.idType) });
+    // soft_delete and hierarchy only where the route's records have them (a 400 elsewhere)
+    shape.params = shape.params.filter((p) => (p !== 'soft_delete' || related.softDelete) && (p !== 'hierarchy' || related.hierarchyField));
     shape.params.forEach((p) => usedParameters.add(p));
     const open = Boolean(options.security?.isPublic?.(route.name));
     const statuses = errorStatuses(route, secured, open);
@@ -179,7 +186,8 @@ export function buildOpenApi(table: DocumentedRoutes, registry: Registry, option
   return {
     openapi: '3.1.0',
     info,
-    servers: [{ url: options.serverUrl ?? '/' }],
+    // '.' resolves against the document's URL: `/shop/api/openapi.json` -> `/shop/api/` (the API)
+    servers: [{ url: options.serverUrl ?? '.' }],
     // an API without authentication says so: no credential is needed (decision 66)
     security: options.security ? options.security.requirement : [],
     tags: [...tags].map(([name, description]) => ({ name, description })),

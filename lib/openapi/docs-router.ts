@@ -22,7 +22,7 @@ export const SWAGGER_UI_MISSING = 'The API page needs the swagger-ui-dist packag
  * answers 501 (`not_implemented`) saying what to install. Public unless `authenticate` is given:
  * then every route of this router first asks it, and a caller it refuses gets a 401.
  */
-export function docsRouter(document: () => Record<string, unknown>, options: { title?: string; authenticate?: DocsAuthenticate } = {}): Router {
+export function docsRouter(document: () => Record<string, unknown>, options: { title?: string; authenticate?: DocsAuthenticate; challenge?: (req: Request) => string } = {}): Router {
   const router = express.Router();
   const authenticate = options.authenticate;
   // the description and the page are gated; swagger-ui's own files and init.js describe nothing
@@ -65,8 +65,9 @@ export function docsRouter(document: () => Record<string, unknown>, options: { t
     res.type('application/javascript').send(`window.ui = SwaggerUIBundle({ url: ${JSON.stringify(`${req.baseUrl}/openapi.json`)}, dom_id: '#swagger-ui', deepLinking: true });`);
   });
   // this router's own errors (401, 501) in the API's error shape, wherever the application mounts it
-  const errors: ErrorRequestHandler = (err, _req, res, next) => {
+  const errors: ErrorRequestHandler = (err, req, res, next) => {
     if (!(err instanceof ApiError) || res.headersSent) return next(err);
+    if (err.status === 401 && options.challenge) res.set('WWW-Authenticate', options.challenge(req));
     res.status(err.status).json({ message: err.message, type: err.type, status: err.status, ...err.body() });
   };
   router.use(errors);

@@ -24,6 +24,14 @@ function invalid(): BadRequestError {
   return new BadRequestError('Invalid cursor.', 'cursor');
 }
 
+/** Decision 78: a well-formed cursor of another query says so, and what to do. */
+export const CURSOR_OF_ANOTHER_QUERY =
+  'This cursor was made for another filter or order (or another resource): a cursor continues only the query that returned it. Send the same oper, attr, eq and orderby with it, or start again without a cursor.';
+
+function anotherQuery(): BadRequestError {
+  return new BadRequestError(CURSOR_OF_ANOTHER_QUERY, 'cursor');
+}
+
 /** The field an order key sorts on, through its to-one relations, and the model holding it. */
 function orderField(model: ModelInfo, key: OrderKey, catalog: Catalog): { field: FieldInfo | undefined; owner: ModelInfo } {
   let current = model;
@@ -68,8 +76,8 @@ function restore(value: unknown, field: FieldInfo | undefined, idType: IdType): 
 }
 
 /**
- * Decodes a client cursor for the current query; malformed, or made for another
- * model/filter/order: 400 `Invalid cursor.`
+ * Decodes a client cursor for the current query: malformed, 400 `Invalid cursor.`; made for another
+ * model, filter or order, a 400 saying so (decision 78).
  */
 export function decodeCursor(token: string, model: ModelInfo, filter: Filter | null, order: OrderKey[], catalog: Catalog): Scalar[] {
   if (!TOKEN.test(token)) throw invalid();
@@ -81,7 +89,9 @@ export function decodeCursor(token: string, model: ModelInfo, filter: Filter | n
   }
   if (payload === null || typeof payload !== 'object' || Array.isArray(payload)) throw invalid();
   const { v, f } = payload as { v?: unknown; f?: unknown };
-  if (!Array.isArray(v) || v.length !== order.length || f !== fingerprint(model.name, filter, order)) throw invalid();
+  if (!Array.isArray(v) || typeof f !== 'string') throw invalid();
+  if (f !== fingerprint(model.name, filter, order)) throw anotherQuery();
+  if (v.length !== order.length) throw invalid();
   return v.map((value, i) => {
     const { field, owner } = orderField(model, order[i], catalog);
     return restore(value, field, owner.idType);

@@ -91,21 +91,26 @@ forEachDriver('pagination: cursor', (ctx) => {
 
   it('a cursor that decodes to garbage is a 400', async () => {
     const garbage = Buffer.from('{"hello":"world"}').toString('base64url');
-    expectBadRequest(await ctx.get('/products', { pagination: { infinity: true, pageSize: 2, cursor: garbage } }), 'cursor');
+    expectBadRequest(await ctx.get('/products', { pagination: { infinity: true, pageSize: 2, cursor: garbage } }), 'Invalid cursor.');
   });
 
   it('a cursor reused with another filter is a 400', async () => {
     const first = await ctx.get('/products', { pagination: { infinity: true, pageSize: 2 }, oper: { and: ['price|>=|0'] } });
     expect(first.status, first.text).to.equal(200);
     const res = await ctx.get('/products', { pagination: { infinity: true, pageSize: 2, cursor: first.body.next_cursor }, oper: { and: ['price|>=|1'] } });
-    expectBadRequest(res, 'cursor');
+    // decision 78: the message says why, not just "Invalid cursor."
+    expectBadRequest(res, 'This cursor was made for another filter or order');
   });
 
   it('a cursor reused with another order is a 400', async () => {
     const first = await ctx.get('/products', { pagination: { infinity: true, pageSize: 2 }, orderby: [{ price: 'asc' }] });
     expect(first.status, first.text).to.equal(200);
     const res = await ctx.get('/products', { pagination: { infinity: true, pageSize: 2, cursor: first.body.next_cursor }, orderby: [{ price: 'desc' }] });
-    expectBadRequest(res, 'cursor');
+    expectBadRequest(res, 'This cursor was made for another filter or order');
+    // another resource's cursor says the same
+    const tags = await ctx.get('/tags', { pagination: { infinity: true, pageSize: 1 } });
+    expect(tags.body.next_cursor, tags.text).to.be.a('string');
+    expectBadRequest(await ctx.get('/products', { pagination: { infinity: true, pageSize: 2, cursor: tags.body.next_cursor } }), 'another filter or order');
   });
 
   it('infinity "true" as a string in a JSON-encoded pagination selects cursor mode', async () => {

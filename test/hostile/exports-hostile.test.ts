@@ -246,7 +246,8 @@ forEachDriver('hostile exports', (ctx) => {
     it('also on a show and on hierarchy reads (which the read cache never holds)', async () => {
       for (const [path, params] of [
         ['/categories', { hierarchy: true }],
-        [`/products/${product.id}`, { hierarchy: false }],
+        // products have no tree: hierarchy there is a 400 (issue 44), so the show is a plain one
+        [`/products/${product.id}`, { select: 'name' }],
       ] as const) {
         const first = await ctx.get(path, params);
         expect(first.status, first.text).to.equal(200);

@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import type { RestConfig } from '../../../lib/config';
 import { encodeCursor } from '../../../lib/query';
+import { CURSOR_OF_ANOTHER_QUERY } from '../../../lib/query/cursor';
 import type { OrderKey, Page } from '../../../lib/query/ast';
 import { expectBadRequest, list } from './helpers';
 
@@ -172,9 +173,11 @@ describe('query: cursors', () => {
     { name: 'reused with an added attr filter', cursor: () => encodeCursor([when, 20, 7], first()), params: { ...base, attr: { status: 'active' } } },
     { name: 'reused on another model', cursor: () => encodeCursor([7], list({ pagination: { infinity: true } }, { model: 'tag' })), params: {} },
   ];
+  // decision 78: a cursor of another query (its fingerprint differs) says so; a malformed one is invalid
+  const another = (name: string) => name === 'tampered fingerprint' || name.startsWith('reused');
   for (const c of bad) {
-    it(`400 Invalid cursor: ${c.name}`, () => {
-      const error = expectBadRequest(() => next(c.cursor(), c.params), 'Invalid cursor.');
+    it(`400 ${another(c.name) ? 'cursor of another query' : 'Invalid cursor'}: ${c.name}`, () => {
+      const error = expectBadRequest(() => next(c.cursor(), c.params), another(c.name) ? CURSOR_OF_ANOTHER_QUERY : 'Invalid cursor.');
       expect(error.parameter).to.equal('cursor');
     });
   }
