@@ -111,8 +111,8 @@ export class ResourceClient<T extends ResourceTypes> {
    * GET /{resource}/changes (decisions 60-62): the committed writes as an async iterator of
    * EventSource-like messages: `for await (const e of api.products.changes({select: ['name']}))`.
    */
-  changes(options: ChangesOptions<T['record']> = {}): AsyncGenerator<ChangeMessage<T['record']>> {
-    return changes<T['record']>(this.options, this.name, options);
+  changes(options: ChangesOptions<T['record'], FieldsOf<T>> = {}): AsyncGenerator<ChangeMessage<T['record']>> {
+    return changes<T['record']>(this.options, this.name, options as ChangesOptions<T['record']>);
   }
 
   /**

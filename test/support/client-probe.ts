@@ -14,6 +14,8 @@ const repo = resolve(__dirname, '..', '..');
  */
 export class ClientProbe {
   readonly dir = mkdtempSync(join(tmpdir(), 'grr-client-probe-'));
+  /** TypeScript's own lib declarations, parsed once for every compile of this probe. */
+  private readonly libs = new Map<string, ts.SourceFile | undefined>();
 
   constructor() {
     const pkg = join(this.dir, 'node_modules', 'generic-resource-rest');
@@ -38,7 +40,14 @@ export class ClientProbe {
   /** Diagnostics per file (file name -> messages, `line: message`), of a strict nodenext compile. */
   compile(files: string[]): Record<string, string[]> {
     const options: ts.CompilerOptions = { strict: true, noEmit: true, skipLibCheck: false, target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext, types: [], lib: ['lib.es2022.d.ts', 'lib.dom.d.ts'] };
-    const program = ts.createProgram(files.map((f) => join(this.dir, f)), options);
+    const host = ts.createCompilerHost(options);
+    const read = host.getSourceFile.bind(host);
+    host.getSourceFile = (name, version, ...rest) => {
+      if (!name.includes('/typescript/lib/')) return read(name, version, ...rest);
+      if (!this.libs.has(name)) this.libs.set(name, read(name, version, ...rest));
+      return this.libs.get(name);
+    };
+    const program = ts.createProgram(files.map((f) => join(this.dir, f)), options, host);
     const out: Record<string, string[]> = {};
     for (const d of ts.getPreEmitDiagnostics(program)) {
       const name = d.file ? d.file.fileName.slice(this.dir.length + 1) : '(options)';

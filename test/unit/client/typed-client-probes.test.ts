@@ -79,6 +79,8 @@ const NEGATIVE: Array<[string, string, string]> = [
   ['updateMany without ids', `api.products.updateMany([{ price: 1 }]);`, `Property 'id' is missing`],
   ['validate with an unknown field', `api.products.validate({ name: 'a', sku: 'b', price: 1, colour: 'red' });`, `'colour' does not exist`],
   ['group by a misspelled path', `api.products.aggregate({ group_by: ['category.nmae'] });`, `Type '"category.nmae"' is not assignable`],
+  ['change feed: a relation key as a select field', `api.products.changes({ select: ['category'] });`, `Type '"category"' is not assignable`],
+  ['change feed: a relation filter (own fields only)', `api.products.changes({ filter: (f) => f.has('reviews', () => 'rating|>|1') });`, `Argument of type '"reviews"' is not assignable to parameter of type 'never'`],
   ['having on a function not asked', `api.products.aggregate({ aggregate: { count: '*' }, having: (h) => h.where('sum.price', '>', 1) });`, `Argument of type '"sum.price"' is not assignable`],
 ];
 
