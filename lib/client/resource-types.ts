@@ -58,9 +58,11 @@ export type RelationItem<T extends ResourceTypes> = 'all' | RelationPath<T> | `$
 /** One `relations` item checked: itself when valid, else what it may be (or which columns the related resource lacks). */
 export type CheckRelation<T extends ResourceTypes, I> = I extends `${infer P}:${infer C}`
   ? P extends RelationPath<T>
-    ? [Exclude<Split<C>, FieldsOf<TypesAtPath<T, P>>>] extends [never]
-      ? I
-      : `${P} has no column ${Exclude<Split<C>, FieldsOf<TypesAtPath<T, P>>> & string}`
+    ? string extends C
+      ? I // columns not known at compile time (an array typed RelationItem<T>[])
+      : [Exclude<Split<C>, FieldsOf<TypesAtPath<T, P>>>] extends [never]
+        ? I
+        : `${P} has no column ${Exclude<Split<C>, FieldsOf<TypesAtPath<T, P>>> & string}`
     : RelationItem<T>
   : I extends 'all' | RelationPath<T>
     ? I

@@ -6,11 +6,12 @@ import { ClientProbe, exampleTypes, readmeClientSnippet } from '../../support/cl
  * declarations, strict, nodenext) with the example shop's generated types: what the server
  * serves compiles, what it would refuse does not, each refusal with the message expected.
  */
-const HEAD = `import { createClient, ApiRequestError } from 'generic-resource-rest/client';
+const HEAD = `import { createClient, ApiRequestError, type RelationItem } from 'generic-resource-rest/client';
 import { resources, type Api, type Category, type Product, type Review, type Tag } from './api-types.js';
 const api = createClient<Api>({ baseUrl: 'http://localhost:3000/api/v1', resources });
 const expectType = <T>() => <V extends T>(value: V): V => value;
 void [ApiRequestError, expectType];
+export type Items = RelationItem<Api['tags']>;
 export type { Category, Product, Review, Tag };
 `;
 
@@ -59,6 +60,8 @@ export async function probe(): Promise<void> {
   expectType<number | null>()(groups.data[0].sum.price);
   const tagged = await api.tags.list({ relations: ['products:name'], filter: (f) => f.has('products', (p) => p.where('price', '<', 3)) });
   expectType<number>()(tagged.data[0].products[0].price);
+  const chosen: Array<RelationItem<Api['products']>> = ['category', 'tags:name'];
+  await api.products.list({ relations: chosen });
 }
 `;
 
