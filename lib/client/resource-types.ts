@@ -88,8 +88,14 @@ type LoadedValue<T extends ResourceTypes, K extends string> = K extends keyof T[
       ? R | null
       : unknown;
 
-/** The relations a read loaded (`relations: ['category', 'tags:name']`): present, to-one ones possibly null. */
-export type Loaded<T extends ResourceTypes, L extends readonly string[]> = { [K in LoadedName<T, L>]: LoadedValue<T, K> };
+/**
+ * The relations a read loaded (`relations: ['category', 'tags:name']`): present, to-one ones
+ * possibly null. From an array that is not a literal tuple (a variable typed `RelationItem<T>[]`)
+ * which relations were asked is not known: they are optional.
+ */
+export type Loaded<T extends ResourceTypes, L extends readonly string[]> = number extends L['length']
+  ? { [K in LoadedName<T, L>]?: LoadedValue<T, K> }
+  : { [K in LoadedName<T, L>]: LoadedValue<T, K> };
 
 /**
  * A record as a read answers it: the fields `select` named (and `id`, always there; every own

@@ -61,7 +61,7 @@ export async function probe(): Promise<void> {
   const tagged = await api.tags.list({ relations: ['products:name'], filter: (f) => f.has('products', (p) => p.where('price', '<', 3)) });
   expectType<number>()(tagged.data[0].products[0].price);
   const chosen: Array<RelationItem<Api['products']>> = ['category', 'tags:name'];
-  await api.products.list({ relations: chosen });
+  expectType<Category | null | undefined>()((await api.products.list({ relations: chosen })).data[0].category);
 }
 `;
 
