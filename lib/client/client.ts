@@ -2,7 +2,7 @@ import { changes, type ChangeMessage, type ChangesOptions } from './changes';
 import type { AggregateFunctions, AggregateItem, AggregateOptions, GroupField } from './aggregate';
 import { FilterBuilder, toOper, type FilterFor, type FilterNode } from './filter';
 import { RelationClient } from './relation-client';
-import type { CheckRelations, FieldsOf, OrderBy, ResourceTypes, Selected } from './resource-types';
+import type { CheckRelations, FieldsOf, OrderBy, RelatedTypes, RelationName, ResourceTypes, Selected } from './resource-types';
 
 export type { ApiSchema, ResourceTypes } from './resource-types';
 
@@ -162,9 +162,14 @@ export class ResourceClient<T extends ResourceTypes> {
     return this.call('DELETE', `/${this.name}/batch`, { ids });
   }
 
-  /** The relation routes of one parent record: `api.products.relation(id, 'tags').attach(tagId, {position: 1})`. */
-  relation<R extends Record<string, unknown> = Record<string, unknown>>(parentId: IdOf<T>, segment: string): RelationClient<R> {
-    return new RelationClient<R>((method, path, body, query) => this.request(method, `/${encodeURIComponent(String(parentId))}/${segment}${path}`, body, query), segment);
+  /**
+   * The relation routes of one parent record: `api.products.relation(id, 'tags').attach(tagId, {position: 1})`.
+   * Named by one of the resource's relations, its records are typed as the related record.
+   */
+  relation<K extends RelationName<T>>(parentId: IdOf<T>, segment: K): RelationClient<RelatedTypes<T, K>['record']>;
+  relation<R extends object = Record<string, unknown>>(parentId: IdOf<T>, segment: string): RelationClient<R>;
+  relation(parentId: IdOf<T>, segment: string): RelationClient<Record<string, unknown>> {
+    return new RelationClient((method, path, body, query) => this.request(method, `/${encodeURIComponent(String(parentId))}/${segment}${path}`, body, query), segment);
   }
 
   /** Any other route under this resource (relation routes, restore, ...). */

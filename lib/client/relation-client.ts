@@ -6,7 +6,7 @@ export type Send = <R>(method: string, path: string, body?: unknown, query?: Rec
 export type PivotInput = Id[] | Array<Record<string, unknown>> | Record<string, Record<string, unknown>>;
 
 /** The relation routes under one parent (spec "Relation endpoints"); bulk answers may be 207 partial successes. */
-export class RelationClient<R extends Record<string, unknown>> {
+export class RelationClient<R extends object> {
   constructor(
     private readonly send: Send,
     private readonly dataKey: string,

@@ -60,6 +60,8 @@ export async function probe(): Promise<void> {
   expectType<number | null>()(groups.data[0].sum.price);
   const tagged = await api.tags.list({ relations: ['products:name'], filter: (f) => f.has('products', (p) => p.where('price', '<', 3)) });
   expectType<number>()(tagged.data[0].products[0].price);
+  const tagsOfProduct = await api.products.relation('p', 'tags').list();
+  expectType<string>()(tagsOfProduct.data[0].name);
   const chosen: Array<RelationItem<Api['products']>> = ['category', 'tags:name'];
   expectType<Category | null | undefined>()((await api.products.list({ relations: chosen })).data[0].category);
 }
