@@ -1,4 +1,4 @@
-import type { FilterBuilder, FilterFor, FilterNode } from './filter';
+import type { AnyOperator, FilterBuilder, FilterFor, FilterNode } from './filter';
 import type { FieldsOf, OrderKey, RelatedTypes, ResourceTypes } from './resource-types';
 
 type Field<R> = keyof R & string;
@@ -31,10 +31,14 @@ type GroupValue<T extends ResourceTypes, K extends string> = K extends keyof T['
 
 type FunctionName<A> = { [F in keyof A & string]: A[F] extends readonly (infer X extends string)[] ? `${F}.${X}` : never }[keyof A & string];
 
-/** What `having` filters on (decision 84): `count`, `<function>.<field>` of the functions asked, and the group fields. */
-export type HavingValues<T extends ResourceTypes, G extends string, A> = { count: number } & { [K in G]: GroupValue<T, K> } & {
+/** What `having` filters on (decision 84): `count` (when asked, or no function is), `<function>.<field>` of the functions asked, and the group fields. */
+export type HavingValues<T extends ResourceTypes, G extends string, A> = ([keyof A] extends [never] ? { count: number } : A extends { count: '*' } ? { count: number } : unknown) & { [K in G]: GroupValue<T, K> } & {
   [K in FunctionName<A>]: K extends `${'min' | 'max'}.${infer X}` ? (X extends keyof T['record'] ? NonNullable<T['record'][X]> : unknown) : number;
 };
+
+type Condition<N extends string> = `${N}|${AnyOperator}|${string}` | `${N}|null` | `${N}|not null`;
+/** `having` as decision 84 writes it (`{"and": ["count|>|10", "sum.total|>=|100"]}`), its names checked. */
+export type HavingTree<N extends string> = { and: Array<Condition<N> | HavingTree<N>> } | { or: Array<Condition<N> | HavingTree<N>> };
 
 type Order<T extends ResourceTypes, G extends string, A> = Partial<Record<G | 'count' | `${keyof A & string}.${string}`, 'asc' | 'desc'>>;
 
@@ -46,8 +50,8 @@ export interface AggregateOptions<T extends ResourceTypes, G extends GroupField<
   group_by?: readonly G[];
   /** At most 20 function-field pairs; absent: `{count: '*'}`. */
   aggregate?: A;
-  /** Keeps the groups matching (decision 84): `(h) => h.where('count', '>', 10)`; names are the answer's. */
-  having?: (h: FilterBuilder<HavingValues<T, G, A>>) => FilterNode;
+  /** Keeps the groups matching (decision 84): `(h) => h.where('count', '>', 10)` or `{and: ['count|>|10']}`; names are the answer's. */
+  having?: ((h: FilterBuilder<HavingValues<T, G, A>>) => FilterNode) | HavingTree<keyof HavingValues<T, G, A> & string>;
   /** By a group field, `count`, or `<function>.<field>`: `{'sum.price': 'desc'}`. */
   orderby?: Order<T, G, A> | Array<Order<T, G, A>>;
   pagination?: { page: number; pageSize?: number };

@@ -121,7 +121,7 @@ export class ResourceClient<T extends ResourceTypes> {
    */
   aggregate<G extends GroupField<T> = never, A extends AggregateFunctions<T['record']> = Record<never, never>>(options: AggregateOptions<T, G, A> = {}): Promise<OffsetPage<AggregateItem<T, G, A>>> {
     const { filter, having, ...rest } = options;
-    return this.call('GET', `/${this.name}/aggregate`, undefined, encode({ ...rest, ...(filter ? { oper: toOper(filter(new FilterBuilder() as FilterFor<T>)) } : {}), ...(having ? { having: toOper(having(new FilterBuilder())) } : {}) }));
+    return this.call('GET', `/${this.name}/aggregate`, undefined, encode({ ...rest, ...(filter ? { oper: toOper(filter(new FilterBuilder() as FilterFor<T>)) } : {}), ...(having ? { having: typeof having === 'function' ? toOper(having(new FilterBuilder())) : having } : {}) }));
   }
 
   create(body: T['create']): Promise<{ success: true; model: T['record'] }> {

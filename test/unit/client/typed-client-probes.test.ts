@@ -57,6 +57,7 @@ export async function probe(): Promise<void> {
   expectType<number>()((await api.products.destroyMany(['a'])).deleted);
   const groups = await api.products.aggregate({ group_by: ['status', 'category.name'], aggregate: { count: '*', sum: ['price'] }, having: (h) => h.and(h.where('count', '>', 1), h.where('sum.price', '>=', 10)), orderby: { 'sum.price': 'desc' } });
   expectType<string | null>()(groups.data[0].group['category.name']);
+  await api.products.aggregate({ group_by: ['status'], aggregate: { count: '*', sum: ['price'] }, having: { and: ['count|>|1', { or: ['sum.price|>=|10', 'status|null'] }] } });
   expectType<number | null>()(groups.data[0].sum.price);
   const tagged = await api.tags.list({ relations: ['products:name'], filter: (f) => f.has('products', (p) => p.where('price', '<', 3)) });
   expectType<number>()(tagged.data[0].products[0].price);
@@ -86,6 +87,8 @@ const NEGATIVE: Array<[string, string, string]> = [
   ['group by a misspelled path', `api.products.aggregate({ group_by: ['category.nmae'] });`, `Type '"category.nmae"' is not assignable`],
   ['change feed: a relation key as a select field', `api.products.changes({ select: ['category'] });`, `Type '"category"' is not assignable`],
   ['change feed: a relation filter (own fields only)', `api.products.changes({ filter: (f) => f.has('reviews', () => 'rating|>|1') });`, `Argument of type '"reviews"' is not assignable to parameter of type 'never'`],
+  ['having (raw form) on a function not asked', `api.products.aggregate({ aggregate: { count: '*' }, having: { and: ['avg.price|>|1'] } });`, `Type '"avg.price|>|1"' is not assignable`],
+  ['having on count when only sum is asked', `api.products.aggregate({ aggregate: { sum: ['price'] }, having: (h) => h.where('count', '>', 1) });`, `Argument of type '"count"' is not assignable`],
   ['having on a function not asked', `api.products.aggregate({ aggregate: { count: '*' }, having: (h) => h.where('sum.price', '>', 1) });`, `Argument of type '"sum.price"' is not assignable`],
 ];
 
