@@ -147,10 +147,65 @@ export interface UserUpdate {
   "api_token"?: string | null;
 }
 
+/** Per resource: the record, the create and update bodies, the own fields (what select, filters and orderby take) and the relations (what relations and has() take). */
 export interface Api {
-  "categories": { record: Category; create: CategoryCreate; update: CategoryUpdate };
-  "products": { record: Product; create: ProductCreate; update: ProductUpdate };
-  "reviews": { record: Review; create: ReviewCreate; update: ReviewUpdate };
-  "tags": { record: Tag; create: TagCreate; update: TagUpdate };
-  "users": { record: User; create: UserCreate; update: UserUpdate };
+  "categories": {
+    record: Category;
+    create: CategoryCreate;
+    update: CategoryUpdate;
+    fields: "id" | "name" | "parent_id" | "created_at" | "updated_at";
+    relations: {
+      "parent": { many: false; record: Category; types: Api["categories"] };
+      "children": { many: true; record: Category; types: Api["categories"] };
+      "products": { many: true; record: Product; types: Api["products"] };
+    };
+  };
+  "products": {
+    record: Product;
+    create: ProductCreate;
+    update: ProductUpdate;
+    fields: "id" | "name" | "sku" | "price" | "cost" | "stock" | "status" | "description" | "featured" | "category_id" | "created_at" | "updated_at";
+    relations: {
+      "category": { many: false; record: Category; types: Api["categories"] };
+      "reviews": { many: true; record: Review; types: Api["reviews"] };
+      "tags": { many: true; record: Tag; types: Api["tags"] };
+    };
+  };
+  "reviews": {
+    record: Review;
+    create: ReviewCreate;
+    update: ReviewUpdate;
+    fields: "id" | "product_id" | "user_id" | "rating" | "comment" | "created_at" | "updated_at" | "deleted_at";
+    relations: {
+      "product": { many: false; record: Product; types: Api["products"] };
+      "user": { many: false; record: User; types: Api["users"] };
+    };
+  };
+  "tags": {
+    record: Tag;
+    create: TagCreate;
+    update: TagUpdate;
+    fields: "id" | "name" | "created_at" | "updated_at";
+    relations: {
+      "products": { many: true; record: Product; types: Api["products"] };
+    };
+  };
+  "users": {
+    record: User;
+    create: UserCreate;
+    update: UserUpdate;
+    fields: "id" | "name" | "email" | "roles" | "is_superuser" | "created_at" | "updated_at";
+    relations: {
+      "reviews": { many: true; record: Review; types: Api["reviews"] };
+    };
+  };
 }
+
+/** What the client needs at run time (batch bodies' keys and routes): `createClient<Api>({ baseUrl, resources })`. */
+export const resources = {
+  "categories": { model: "category", batch: "PATCH /batch" },
+  "products": { model: "product", batch: "PATCH /batch" },
+  "reviews": { model: "review", batch: "PATCH /batch" },
+  "tags": { model: "tag", batch: "PATCH /batch" },
+  "users": { model: "user", batch: "PATCH /batch" },
+} as const;

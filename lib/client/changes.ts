@@ -12,12 +12,15 @@ export interface ChangeMessage<R = Record<string, unknown>> {
   json: { id: string | number; model: R } | Record<string, never>;
 }
 
-export interface ChangesOptions<R> {
-  filter?: (f: FilterBuilder<R>) => FilterNode;
+/** A subscription filters on the record's own fields only (decision 61): its builder has no relations for `has()`. */
+type OwnFilter<R, F extends keyof R & string> = FilterBuilder<R, F, { record: R & object; create: object; update: object; relations: Record<never, never> }>;
+
+export interface ChangesOptions<R, F extends keyof R & string = keyof R & string> {
+  filter?: (f: OwnFilter<R, F>) => FilterNode;
   /** Raw `oper` (the list's filter syntax, own fields only). */
   oper?: unknown;
-  attr?: Partial<R>;
-  select?: ReadonlyArray<keyof R & string>;
+  attr?: Partial<Pick<R, F>>;
+  select?: ReadonlyArray<F>;
   /** Resume after this event (`Last-Event-ID`). */
   lastEventId?: string;
   /** Ends the stream (the iterator returns). */
@@ -80,7 +83,7 @@ function encode(value: unknown): string {
  */
 export async function* changes<R = Record<string, unknown>>(connection: ChangesConnection, resource: string, options: ChangesOptions<R> = {}): AsyncGenerator<ChangeMessage<R>> {
   const url = new URL(`${connection.baseUrl.replace(/\/$/, '')}/${resource}/changes`);
-  const oper = options.filter ? toOper(options.filter(new FilterBuilder<R>())) : options.oper;
+  const oper = options.filter ? toOper(options.filter(new FilterBuilder() as OwnFilter<R, keyof R & string>)) : options.oper;
   if (oper !== undefined) url.searchParams.set('oper', encode(oper));
   if (options.attr) url.searchParams.set('attr', encode(options.attr));
   if (options.select) url.searchParams.set('select', options.select.join(','));

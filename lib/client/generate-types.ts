@@ -1,3 +1,5 @@
+import { apiMap } from './generate-api-map';
+
 /** JSON Schema (as the API document writes it) -> a TypeScript type expression. */
 type Schema = {
   type?: string | string[];
@@ -80,7 +82,7 @@ function iface(name: string, schema: Schema, record: boolean, known: ReadonlySet
 /**
  * TypeScript types of an API from its OpenAPI document (`api.openapi()` or `/openapi.json`): per
  * resource the record (with its loadable relations), create and update bodies, and the `Api` map
- * the typed client takes. Ids are typed as the document types them (numbers on PostgreSQL
+ * the typed client takes (own fields and relations per resource), with its run-time `resources`. Ids are typed as the document types them (numbers on PostgreSQL
  * integer keys, strings for MongoDB ObjectIds), and so are the client's id arguments.
  */
 export function generateTypes(document: Record<string, unknown>): string {
@@ -94,7 +96,6 @@ export function generateTypes(document: Record<string, unknown>): string {
     out.push(iface(`${type}Create`, schemas[`${type}Create`] ?? {}, false, known));
     out.push(iface(`${type}Update`, schemas[`${type}Update`] ?? {}, false, known));
   }
-  const entries = Object.entries(resources).map(([segment, type]) => `  ${JSON.stringify(segment)}: { record: ${type}; create: ${type}Create; update: ${type}Update };`);
-  out.push(`export interface Api {\n${entries.join('\n')}\n}\n`);
+  out.push(apiMap(document, schemas, resources));
   return out.join('\n');
 }

@@ -1,5 +1,7 @@
-export { createClient, ResourceClient, RelationClient, ApiRequestError, type ApiSchema, type ResourceTypes, type ListOptions, type OffsetPage, type ClientOptions, type PivotInput, type IdOf } from './client';
-export { FilterBuilder, toOper, type FilterNode, type OperatorFor, type ValueFor } from './filter';
+export { createClient, ResourceClient, ApiRequestError, type ListOptions, type ReadOptions, type OffsetPage, type CursorPage, type BulkAnswer, type ClientOptions, type ResourceRoutes, type IdOf } from './client';
+export { RelationClient, type PivotInput } from './relation-client';
+export type { ApiSchema, ResourceTypes, RelationTypes, FieldsOf, RelationsOf, RelationName, RelationPath, RelationItem, CheckRelations, OrderKey, OrderBy, Selected, Loaded } from './resource-types';
+export { FilterBuilder, toOper, type FilterFor, type FilterNode, type OperatorFor, type ValueFor } from './filter';
 export { generateTypes } from './generate-types';
-export type { AggregateFunctions, AggregateItem, AggregateOptions, GroupField, NumericField, OrderedField } from './aggregate';
+export type { AggregateFunctions, AggregateItem, AggregateOptions, GroupField, HavingTree, HavingValues, NumericField, OrderedField } from './aggregate';
 export { changes, SseParser, type ChangeMessage, type ChangesOptions, type ChangesConnection } from './changes';

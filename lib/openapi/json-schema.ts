@@ -59,8 +59,9 @@ export function recordSchema(model: ModelInfo, hidden: ReadonlySet<string> = new
     if (!target) continue;
     const loaded = relationSchema(relation, target);
     const key = properties[relation.name];
-    // a mongoose ref path named like its relation (`writer`): the id, or the record once loaded
-    if (key) properties[relation.name] = { description: `The id; the related record (or null) when loaded with \`relations=${relation.name}\`.`, anyOf: [key, ...((loaded.anyOf as JsonSchema[] | undefined) ?? [loaded])] };
+    // a mongoose ref path named like its relation (`writer`): the id, or the record once loaded;
+    // a field that is also a relation (`x-key-relation`, for generators of typed clients)
+    if (key) properties[relation.name] = { 'x-key-relation': relation.kind, description: `The id; the related record (or null) when loaded with \`relations=${relation.name}\`.`, anyOf: [key, ...((loaded.anyOf as JsonSchema[] | undefined) ?? [loaded])] };
     else properties[relation.name] = loaded;
   }
   return { type: 'object', properties, required: [model.key] };

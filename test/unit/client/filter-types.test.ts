@@ -1,6 +1,6 @@
 import { expect } from 'chai';
-import { FilterBuilder, toOper } from '../../../lib/client';
-import type { Product } from '../../../example-app/client-types';
+import { FilterBuilder, toOper, type FilterFor } from '../../../lib/client';
+import type { Api, Product } from '../../../example-app/client-types';
 
 /**
  * The typed filter builder: what it produces is exactly the server's `oper` syntax, and misuse is
@@ -16,6 +16,21 @@ describe('typed filter builder', () => {
     expect(f.where('featured', '=', true)).to.equal('featured|=|true');
     expect(toOper(f.where('stock', '<', 3))).to.deep.equal({ and: ['stock|<|3'] });
     expect(f.has('reviews', (r: FilterBuilder<{ rating: number }>) => r.where('rating', '>=', 4))).to.deep.equal({ reviews: ['rating|>=|4'] });
+  });
+
+  it('typed by the generated entry: has() infers the related resource, relation names are no fields', () => {
+    const typed = new FilterBuilder() as FilterFor<Api['products']>;
+    expect(typed.has('category', (c) => c.has('parent', (p) => p.where('name', 'like', 'A%')))).to.deep.equal({ category: [{ parent: ['name|like|A%'] }] });
+    expect(typed.has('tags', (t) => [t.where('name', '=', 'red'), t.notNull('created_at')])).to.deep.equal({ tags: ['name|=|red', 'created_at|not null'] });
+    const compileErrors = (): unknown[] => [
+      // @ts-expect-error: a relation is not a field
+      typed.where('category', '=', 'x'),
+      // @ts-expect-error: no such relation
+      typed.has('tagz', () => 'name|=|x'),
+      // @ts-expect-error: reviews have no stars
+      typed.has('reviews', (r) => r.where('stars', '>', 1)),
+    ];
+    expect(compileErrors).to.be.a('function');
   });
 
   it('rejects wrong fields, operators and values at compile time', () => {
