@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { asAdmin } from '../support/as-admin';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { createExampleApp, type ExampleApp } from '../../example-app/app';
-import { sharedMongo, sharedPostgres } from '../support/databases';
+import { freshPostgresDatabase, sharedMongo } from '../support/databases';
 
 /**
  * The OpenAPI 3.1 document: valid against the official schema, every route of the table in it,
@@ -12,19 +12,24 @@ for (const driver of ['mongo', 'sql'] as const) {
   describe(`OpenAPI document (${driver})`, function () {
     this.timeout(60_000);
     let shop: ExampleApp;
+    let pgDatabase: { uri: string; drop(): Promise<void> } | undefined;
     let doc: { paths: Record<string, Record<string, { operationId: string; parameters?: Array<Record<string, unknown>> }>>; components: { schemas: Record<string, { properties?: Record<string, unknown> }> } };
 
     before(async () => {
       // a database of its own: the examples are checked against the whole seeded shop, which other
       // suites sharing the default database may have changed
       const own = (base: string) => { const url = new URL(base); url.pathname = `/openapi_${process.pid}`; return url.toString(); };
-      const uri = driver === 'mongo' ? { mongoUri: own((await sharedMongo()).uri) } : { postgresUri: (await sharedPostgres()).uri };
+      if (driver === 'sql') pgDatabase = await freshPostgresDatabase('openapi');
+      const uri = driver === 'mongo' ? { mongoUri: own((await sharedMongo()).uri) } : { postgresUri: pgDatabase!.uri };
       shop = await createExampleApp({ driver, ...uri, seed: true });
       const res = await asAdmin(shop).get('/api/v1/openapi.json');
       expect(res.status).to.equal(200);
       doc = res.body;
     });
-    after(async () => shop?.close());
+    after(async () => {
+      await shop?.close();
+      await pgDatabase?.drop();
+    });
 
     it('validates against the OpenAPI 3.1 schema', async () => {
       const validator = new Validator();
