@@ -1,6 +1,6 @@
 import { ResourceReads } from './resource-reads';
 import type { YupLikeSchema } from '../resource/yup-like';
-import type { Id, Transaction } from '../driver';
+import type { Id, Row, Transaction } from '../driver';
 import { ForbiddenError, MissingIdsError, RefusedChangeError, ValidationError } from '../errors';
 import type { Filter, ListQuery } from '../query/ast';
 import { allOf } from '../query/walk';
@@ -143,14 +143,16 @@ export class WritePreparation extends ResourceReads {
   }
 
   /**
-   * Decision 69 where no visibility read can carry it (destroy, restore, force delete: they read
-   * the whole record under the read policy): one read of the guarded fields as stored, only for a
-   * caller the rule applies to; a 403 when one of `ids` may not be changed.
+   * Decision 69 where no visibility read carries it (destroy, restore, force delete: they read the
+   * whole record under the read policy, `read`): judged on those rows when they hold the guarded
+   * fields, else one read of those fields as stored (the read policy hid one), only for a caller
+   * the rule applies to; a 403 when one of `ids` may not be changed.
    */
-  protected async assertChangeable(ids: Id[], ctx: RequestContext, tx: Transaction, trashed?: 'with' | 'only'): Promise<void> {
+  protected async assertChangeable(ids: Id[], ctx: RequestContext, tx: Transaction, read: Row[], trashed?: 'with' | 'only'): Promise<void> {
     const guard = this.changeGuard(ctx);
     if (!guard) return;
-    const { rows } = await this.database.list({ ...byIdsQuery(this.entry.info, ids, { select: [this.entry.info.key, ...guard.fields], relations: [] }), trashed }, tx);
+    const whole = read.length === ids.length && read.every((row) => guard.fields.every((field) => Object.prototype.hasOwnProperty.call(row, field)));
+    const rows = whole ? read : (await this.database.list({ ...byIdsQuery(this.entry.info, ids, { select: [this.entry.info.key, ...guard.fields], relations: [] }), trashed }, tx)).rows;
     for (const row of rows) {
       const refusal = guard.refusal(row);
       if (refusal) throw new RefusedChangeError(refusal);
