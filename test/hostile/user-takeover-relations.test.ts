@@ -9,7 +9,8 @@ import { sharedMongo, sharedPostgres } from '../support/databases';
 /**
  * Decision 69 through the routes that write users as related records: a team's members (the
  * resource with grantableRoles and a superuser flag) under the relation routes (update, unlink,
- * bulk update) and as nested writes of the team. An admin is refused a superuser member with a
+ * bulk update), as nested writes of the team, and restore and force delete (members are
+ * soft-deletable). An admin is refused a superuser member with a
  * 403 and nothing is written (the team's own change rolls back with it); a superuser may.
  */
 type Models = { Team: unknown; Member: unknown };
@@ -27,7 +28,7 @@ const DRIVERS: Record<string, () => Promise<Backend>> = {
     const Team = c.model('UtTeam', new mongoose.Schema({ name: String }, { ...ts, collection: 'ut_teams' }));
     const Member = c.model(
       'UtMember',
-      new mongoose.Schema({ name: String, roles: { type: [String], default: [] }, is_superuser: { type: Boolean, default: false }, api_token: { type: String, default: null }, team_id: { type: mongoose.Schema.Types.ObjectId, ref: 'UtTeam', default: null } }, { ...ts, collection: 'ut_members' }),
+      new mongoose.Schema({ name: String, roles: { type: [String], default: [] }, is_superuser: { type: Boolean, default: false }, api_token: { type: String, default: null }, team_id: { type: mongoose.Schema.Types.ObjectId, ref: 'UtTeam', default: null }, deleted_at: { type: Date, default: null } }, { ...ts, collection: 'ut_members' }),
     );
     await c.dropDatabase();
     return { models: { Team, Member }, close: () => c.close() };
@@ -44,6 +45,7 @@ const DRIVERS: Record<string, () => Promise<Backend>> = {
         is_superuser: { type: DataTypes.BOOLEAN, defaultValue: false },
         api_token: { type: DataTypes.STRING, allowNull: true },
         team_id: { type: DataTypes.INTEGER, allowNull: true, references: { model: 'ut_teams', key: 'id' }, onDelete: 'SET NULL' },
+        deleted_at: { type: DataTypes.DATE, allowNull: true },
       },
       o('ut_members'),
     );
@@ -104,6 +106,7 @@ for (const [driver, open] of Object.entries(DRIVERS)) {
           relations: { team: { kind: 'belongsTo', target: 'team', foreignKey: 'team_id', onDelete: 'setNull' } },
           fieldsByRole: { superuser: ['is_superuser'] },
           grantableRoles: { admin: ['staff', 'admin'] },
+          softDelete: true,
         });
       app = express();
       app.use('/api', api.router());
@@ -138,6 +141,27 @@ for (const [driver, open] of Object.entries(DRIVERS)) {
       forbidden(await as('admin').patch(`/teams/${team.id}`, { name: 'T3 renamed', members: { delete: [boss.id] } }));
       expect((await as('root').get(`/teams/${team.id}`)).body.name).to.equal('T3');
       expect(await member(boss.id)).to.deep.include({ name: 'Boss', is_superuser: true, team_id: team.id });
+    });
+
+    it('DELETE /members/{superuser}, POST /members/{id}/restore and DELETE /members/{id}/force of a trashed superuser: 403; the superuser may', async () => {
+      const boss = await make('/members', { name: 'Trashed boss', roles: [], is_superuser: true });
+      forbidden(await as('admin').del(`/members/${boss.id}`));
+      expect((await as('root').get(`/members/${boss.id}`)).status).to.equal(200);
+      expect((await as('root').del(`/members/${boss.id}`)).status).to.equal(200);
+      forbidden(await as('admin').post(`/members/${boss.id}/restore`, {}));
+      forbidden(await as('admin').del(`/members/${boss.id}/force`));
+      const trashed = await as('root').get(`/members/${boss.id}`).query({ soft_delete: 'with' });
+      expect(trashed.status, trashed.text).to.equal(200);
+      expect(trashed.body.deleted_at).to.be.a('string');
+      expect((await as('root').post(`/members/${boss.id}/restore`, {})).status).to.equal(200);
+      expect((await as('root').get(`/members/${boss.id}`)).status).to.equal(200);
+      expect((await as('root').del(`/members/${boss.id}/force`)).status).to.equal(200);
+      expect((await as('root').get(`/members/${boss.id}`).query({ soft_delete: 'with' })).status).to.equal(404);
+      // a staff member: the admin may trash, restore and force-delete it
+      const staff = await make('/members', { name: 'Staff', roles: ['staff'] });
+      expect((await as('admin').del(`/members/${staff.id}`)).status).to.equal(200);
+      expect((await as('admin').post(`/members/${staff.id}/restore`, {})).status).to.equal(200);
+      expect((await as('admin').del(`/members/${staff.id}/force`)).status).to.equal(200);
     });
 
     it('the superuser may do all of it', async () => {
