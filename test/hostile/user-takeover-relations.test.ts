@@ -58,12 +58,15 @@ const DRIVERS: Record<string, () => Promise<Backend>> = {
 const users: Record<string, AuthUser> = {
   admin: { id: 'admin-1', roles: ['admin'] },
   root: { id: 'root-1', roles: [], is_superuser: true },
+  clerk: { id: 'clerk-1', roles: ['clerk'] },
 };
 const grants = {
   admin: {
     teams: { 'create:any': ['*'], 'read:any': ['*'], 'update:any': ['*'], 'delete:any': ['*'] },
     members: { 'create:any': ['*'], 'read:any': ['*'], 'update:any': ['*'], 'delete:any': ['*'] },
   },
+  // may not read the guarded fields: the rule is judged on the stored values all the same
+  clerk: { members: { 'read:any': ['*', '!roles', '!is_superuser'], 'update:any': ['*'], 'delete:any': ['*'] } },
 };
 
 for (const [driver, open] of Object.entries(DRIVERS)) {
@@ -162,6 +165,22 @@ for (const [driver, open] of Object.entries(DRIVERS)) {
       expect((await as('admin').del(`/members/${staff.id}`)).status).to.equal(200);
       expect((await as('admin').post(`/members/${staff.id}/restore`, {})).status).to.equal(200);
       expect((await as('admin').del(`/members/${staff.id}/force`)).status).to.equal(200);
+    });
+
+    it('a caller who may not read roles nor the superuser flag is judged on the stored values: 403 for a superuser, for a member holding a role; a member holding none may be changed', async () => {
+      const boss = await make('/members', { name: 'Hidden boss', roles: [], is_superuser: true });
+      const staff = await make('/members', { name: 'Hidden staff', roles: ['staff'] });
+      const plain = await make('/members', { name: 'Plain', roles: [] });
+      const shown = await as('clerk').get(`/members/${boss.id}`);
+      expect(shown.body).to.not.have.property('is_superuser');
+      forbidden(await as('clerk').del(`/members/${boss.id}`));
+      forbidden(await as('clerk').patch(`/members/${boss.id}`, { name: 'x' }));
+      const held = await as('clerk').del(`/members/${staff.id}`);
+      expect([held.status, held.body.message]).to.deep.equal([403, 'Forbidden: you may change or delete a member only if you could grant every role it holds.']);
+      expect((await member(boss.id)).name).to.equal('Hidden boss');
+      expect((await as('root').get(`/members/${staff.id}`)).status).to.equal(200);
+      expect((await as('clerk').patch(`/members/${plain.id}`, { name: 'Plain 2' })).status).to.equal(200);
+      expect((await as('clerk').del(`/members/${plain.id}`)).status).to.equal(200);
     });
 
     it('the superuser may do all of it', async () => {
