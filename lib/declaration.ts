@@ -28,6 +28,12 @@ export interface ResourceDeclaration<M = unknown> extends ModelDeclaration<M> {
   /** The field `grantableRoles` guards (default `roles`). */
   rolesField?: string;
   /**
+   * With `grantableRoles`: the boolean field that makes a record a superuser (default
+   * `is_superuser` when the model has it). Only a superuser updates or deletes such a record, and
+   * only a caller who could grant every role a record holds changes it at all (decision 69).
+   */
+  superuserField?: string;
+  /**
    * Soft delete: destroy sets this field (true: `deleted_at`) instead of removing the record;
    * trashed records are hidden everywhere unless a request asks for them. Derived from a
    * Sequelize paranoid model.

@@ -1,7 +1,7 @@
 import type { ClientSession, Db, Document } from 'mongodb';
 import { DriverFailure } from '../../lib/driver';
 import type { Catalog } from '../../lib/resource/model-info';
-import { pivotColumnsOf, referencesTo, type Reference } from '../../lib/resource/references';
+import { pivotColumnsOf, referencesTo, relationHolding, type Reference } from '../../lib/resource/references';
 import { lockKey, lockRecords } from './reference-locks';
 import { outputValue } from './serialize';
 
@@ -33,16 +33,18 @@ export async function deleteWithRules(ctx: DeleteContext, model: string, ids: un
   for (const id of fresh) seen.add(String(outputValue(id)));
   const session = ctx.session;
   const refs = referencesTo(ctx.catalog, model);
-  const referencing = (ref: Reference) => {
+  const holding = (ref: Reference): Document => {
     const filter: Record<string, unknown> = { [ref.foreignKey]: { $in: fresh } };
     // records deleted in the same call do not hold their own batch back
     if (ref.model === model) filter._id = { $nin: fresh };
-    return ctx.db.collection(ctx.collection(ref.model)).find(filter, { session, projection: { _id: 1 } });
+    return filter;
   };
+  const referencing = (ref: Reference) => ctx.db.collection(ctx.collection(ref.model)).find(holding(ref), { session, projection: { _id: 1 } });
 
   for (const ref of refs.filter((r) => r.onDelete === 'restrict')) {
-    const found = await referencing(ref).limit(1).toArray();
-    if (found.length > 0) throw new DriverFailure({ type: 'foreign_key_violation' });
+    // one count per rule (trashed records included: they still hold it), named as the model declares it (decision 78)
+    const count = await ctx.db.collection(ctx.collection(ref.model)).countDocuments(holding(ref), { session });
+    if (count > 0) throw new DriverFailure({ type: 'foreign_key_violation', relation: relationHolding(ctx.catalog, model, ref), count });
   }
   for (const ref of refs.filter((r) => r.onDelete === 'cascade')) {
     const children = await referencing(ref).toArray();

@@ -8,11 +8,11 @@ import type { StorageInfo } from './model-map';
  * `jsonb`: PostgreSQL then skips converting the whole text first (5 % less time per row).
  */
 
-function tableSql(info: StorageInfo): string {
+export function tableSql(info: StorageInfo): string {
   return info.schema ? `${quoteIdent(info.schema)}.${quoteIdent(info.table)}` : quoteIdent(info.table);
 }
 
-function columnOf(info: StorageInfo, field: string): string {
+export function columnOf(info: StorageInfo, field: string): string {
   return info.columns[field] ?? field;
 }
 

@@ -1,6 +1,7 @@
 import { Utils, type Model, type ModelStatic, type Sequelize } from 'sequelize';
-import { DriverFailure, type DatabaseErrorInfo, type DescribedModel, type Driver, type Id, type ListResult, type PivotCapability, type Row, type Transaction, type UpdateGuard, type UpdateItem } from '../../lib/driver';
+import { DriverFailure, isDriverFailure, type DatabaseErrorInfo, type DescribedModel, type Driver, type Id, type ListResult, type PivotCapability, type Row, type Transaction, type UpdateGuard, type UpdateItem } from '../../lib/driver';
 import { createPivots } from './pivot-writes';
+import { compileGuardedDelete, deletedOrHeld, restrictHolders } from './delete-rules';
 import { lockOrRetry } from './advisory-locks';
 import { compileHierarchyLock, compileHierarchyTryLock } from './compile-tree';
 import type { ListQuery, Scalar } from '../../lib/query/ast';
@@ -12,7 +13,7 @@ import { runAggregate } from './run-aggregate';
 import type { AggregateQuery, AggregateResult } from '../../lib/query/aggregate-ast';
 import { selectFields } from './compile-relations';
 import { CompileContext } from './compile-context';
-import { compileDelete, compileExistingIds, compileInsert, compileUpdate, type InsertDefaults } from './compile-writes';
+import { compileExistingIds, compileInsert, compileUpdate, type InsertDefaults } from './compile-writes';
 import { convertValue } from './convert-value';
 import { attributesOf, describeSequelizeModel } from './describe-model';
 import type { SqlStatement } from './sql-builder';
@@ -20,14 +21,12 @@ import type { StorageInfo } from './model-map';
 import { translateSqlError } from './translate-error';
 import { runStatement, withLease, type Target, type TxTarget } from './run-statement';
 import { inTransaction, readsCommitted, targetOf, type SqlTransaction } from './sql-transaction';
-
 export type { SqlTransaction } from './sql-transaction';
 import { allOrNone, isShortfall } from './all-or-none';
 import { attachJoins, attachRest, loadJoinedRelations, loadRelations, shapeRow, type LoadBudget, type LoadContext } from './load-relations';
 import type { HiddenFields, JsonPlan, JsonReadOptions, JsonReads, JsonRows } from '../../lib/driver/json-read';
 import { JsonHeadCache, type CompiledJson } from './compile-json';
 import { planJson, runJson } from './read-json';
-
 
 type AnyModel = ModelStatic<Model>;
 
@@ -224,10 +223,11 @@ export class SqlDriver extends ConnectionDriver<Sequelize> implements Driver, Js
   async delete(model: string, ids: Id[], tx: Transaction): Promise<Id[]> {
     if (ids.length === 0) return [];
     const key = this.requireCatalog().model(model).key;
+    const holders = restrictHolders(this.requireCatalog(), this.tables, model);
     try {
-      const rows = await this.run(compileDelete(this.table(model), key, ids), this.tx(tx));
-      return rows.map((r) => Number(r[key]));
+      return deletedOrHeld(await this.run(compileGuardedDelete(this.table(model), key, ids, holders), this.tx(tx)), key, holders);
     } catch (error) {
+      if (isDriverFailure(error)) throw error;
       const info = this.translateError(error);
       // the foreign key named is the referencing one: the body must not name a field of this model
       if (info?.type === 'foreign_key_violation') throw new DriverFailure({ type: 'foreign_key_violation' });

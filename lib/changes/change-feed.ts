@@ -75,8 +75,12 @@ export class ChangeFeed implements ChangeSink {
   }
 
   model(name: string): ModelInfo {
+    return this.catalog().model(name);
+  }
+
+  catalog(): Registry {
     if (!this.registry) throw new Error('The change feed is not attached to a registry.');
-    return this.registry.model(name);
+    return this.registry;
   }
 
   /**

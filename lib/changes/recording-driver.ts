@@ -1,7 +1,8 @@
 import type { Driver, Id, Row, Transaction, UpdateGuard, UpdateItem } from '../driver';
 import type { ListQuery } from '../query/ast';
-import type { ModelInfo } from '../resource/model-info';
+import type { Catalog, ModelInfo } from '../resource/model-info';
 import { byIdsQuery } from '../service/read-by-ids';
+import { readDeleteEffects } from './delete-effects';
 import type { ChangeKind } from './types';
 
 /** A change recorded inside a transaction; `before` is the record a hard delete removed. */
@@ -17,6 +18,8 @@ export interface ChangeSink {
   /** True when a stream was ever opened on the model (here or, with Redis, on any instance): only then is anything recorded. */
   isLive(model: string): boolean;
   model(name: string): ModelInfo;
+  /** Every model, for the rules a delete applies on its own behalf (decision 76). */
+  catalog(): Catalog;
   /** Called after the commit (never for a rolled-back transaction), with the raw driver to read the records. */
   committed(changes: RecordedChange[], driver: Driver): Promise<void>;
 }
@@ -90,8 +93,18 @@ export function recordingDriver(inner: Driver, sink: ChangeSink): Driver {
         const { rows } = await inner.list(byIdsQuery(sink.model(model), ids, { select: null, relations: [] }), tx);
         before = new Map(rows.map((row) => [String(row[keyOf(model)]), row]));
       }
+      // what its set-null and cascade rules will change, read while it is still there (decision 76)
+      const effects = await readDeleteEffects(inner, sink.catalog(), (m) => sink.isLive(m), model, ids, tx);
       const deleted = await inner.delete(model, ids, tx);
       await record(tx, model, deleted, 'deleted', before);
+      if (effects) {
+        const { nulled, removed } = effects(deleted);
+        for (const [other, keys] of nulled) await record(tx, other, keys, 'updated');
+        for (const [other, rows] of removed) {
+          const key = keyOf(other);
+          await record(tx, other, rows.map((row) => row[key] as Id), 'deleted', new Map(rows.map((row) => [String(row[key]), row])));
+        }
+      }
       return deleted;
     },
   };

@@ -45,6 +45,13 @@ export class MissingIdsError extends ApiError {
   }
 }
 
+/** A 403 whose message says why: a record the caller may not change (decision 69). */
+export class RefusedChangeError extends ApiError {
+  constructor(message: string) {
+    super('forbidden', message);
+  }
+}
+
 export class UnauthenticatedError extends ApiError {
   constructor() {
     super('unauthenticated', 'Unauthenticated.');

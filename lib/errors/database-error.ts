@@ -19,6 +19,10 @@ export interface DatabaseErrorInfo {
   errors?: Record<string, string[]>;
   /** The API's own words for the client when the type's usual message does not say it (never driver text). */
   message?: string;
+  /** A delete refused by a restrict rule (decision 78): the relation holding the record, as its model declares it... */
+  relation?: string;
+  /** ...and how many records hold it, trashed ones included. */
+  count?: number;
 }
 
 function messageFor(info: DatabaseErrorInfo): string {
@@ -27,6 +31,10 @@ function messageFor(info: DatabaseErrorInfo): string {
     case 'unique_violation':
       return `The ${info.field ?? 'value'} has already been taken.`;
     case 'foreign_key_violation':
+      if (info.relation !== undefined && info.count !== undefined) {
+        const records = info.count === 1 ? 'record' : 'records';
+        return `Cannot delete the record: ${info.count} ${records} of its ${info.relation} still reference it (trashed records count too: they hold it until they are deleted for good).`;
+      }
       return info.field
         ? `The selected ${info.field} is invalid or the record is referenced by other records.`
         : 'Cannot delete record because it is referenced by other records.';
@@ -61,6 +69,7 @@ export class DatabaseError extends ApiError {
     const extra: Record<string, unknown> = {};
     if (this.info.field) extra.field = this.info.field;
     if (this.info.errors) extra.errors = this.info.errors;
+    if (this.info.relation !== undefined && this.info.count !== undefined) extra.error = { relation: this.info.relation, count: this.info.count };
     return extra;
   }
 }

@@ -21,6 +21,21 @@ export function referencesTo(catalog: Catalog, model: string): Reference[] {
   return [...seen.values()];
 }
 
+/**
+ * The name under which `model` declares the records of `ref` (decision 78): its hasMany or hasOne
+ * on that foreign key (`children`, `products` for a category), exposed relations first; the
+ * referencing model's name when `model` declares none.
+ */
+export function relationHolding(catalog: Catalog, model: string, ref: Reference): string {
+  const info = catalog.model(model);
+  for (const relations of [info.relations, info.hiddenRelations]) {
+    for (const rel of Object.values(relations)) {
+      if ((rel.kind === 'hasMany' || rel.kind === 'hasOne') && rel.target === ref.model && rel.foreignKey === ref.foreignKey) return rel.name;
+    }
+  }
+  return ref.model;
+}
+
 /** Pivot (table, column) pairs that hold ids of `model`, once each. */
 export function pivotColumnsOf(catalog: Catalog, model: string): Array<{ table: string; column: string }> {
   const seen = new Map<string, { table: string; column: string }>();

@@ -56,6 +56,7 @@ export function checkDeclarationFields(
   check('writeOnly', decl.writeOnly ?? []);
   for (const [role, names] of Object.entries(decl.fieldsByRole ?? {})) check(`fieldsByRole.${role}`, names);
   if (decl.grantableRoles) check('rolesField', [decl.rolesField ?? DEFAULT_ROLES_FIELD]);
+  if (decl.superuserField !== undefined) check('superuserField', [decl.superuserField]);
   if (decl.HIERARCHY_FIELD_ID !== undefined && !Object.prototype.hasOwnProperty.call(info.fields, decl.HIERARCHY_FIELD_ID)) {
     throw new DeclarationError(who, 'HIERARCHY_FIELD_ID', `"${decl.HIERARCHY_FIELD_ID}" is not a field of the model; name its self-referencing parent key (fields: ${fields}).`);
   }

@@ -72,12 +72,16 @@ export class ResourceServiceBase {
   async visibleIds(ids: Id[], ctx: RequestContext, tx?: Transaction, narrow: Filter | null = null): Promise<Id[]> {
     if (ids.length === 0) return [];
     const key = this.entry.info.key;
-    const scope = allOf(this.rootScope(null, ctx), narrow);
-    if (!scope) return this.database.existingIds(this.name, ids, tx);
-    const byIds = byIdsQuery(this.entry.info, ids, { select: [key], relations: [] });
-    const { rows } = await this.database.list({ ...byIds, filter: allOf(byIds.filter, scope) }, tx);
-    const found = new Set(rows.map((r) => String(r[key])));
+    if (!allOf(this.rootScope(null, ctx), narrow)) return this.database.existingIds(this.name, ids, tx);
+    const found = new Set((await this.visibleRows(ids, [], ctx, tx, narrow)).map((r) => String(r[key])));
     return ids.filter((id) => found.has(String(id)));
+  }
+
+  /** The records of `ids` visible to the caller, with their key and `fields` as stored (no read policy): one query. */
+  protected async visibleRows(ids: Id[], fields: string[], ctx: RequestContext, tx?: Transaction, narrow: Filter | null = null): Promise<Row[]> {
+    const byIds = byIdsQuery(this.entry.info, ids, { select: [this.entry.info.key, ...fields], relations: [] });
+    const { rows } = await this.database.list({ ...byIds, filter: allOf(byIds.filter, allOf(this.rootScope(null, ctx), narrow)) }, tx);
+    return rows;
   }
 
   /** Rows as the caller may see them: fields hidden by their read policy removed at every depth. */

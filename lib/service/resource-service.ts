@@ -33,6 +33,7 @@ export class ResourceService extends ResourceWrites {
         const [found] = await this.read([id], { select: null, relations: [] }, ctx, tx, scope.narrow);
         if (!found) throw scope.notFound?.([rawId]) ?? this.notFound(rawId);
         await this.assertOwned([id], 'delete', ctx, tx);
+        await this.assertChangeable([id], ctx, tx, [found]);
         await scope.within?.(tx, [id]);
         // soft-deletable: the record stays, with its deletion time, and is answered so (decision 51)
         if (this.entry.info.softDelete) {
@@ -102,6 +103,7 @@ export class ResourceService extends ResourceWrites {
         const [found] = await this.readTrashed([id], 'only', ctx, tx);
         if (!found) throw new NotFoundError(`No trashed ${this.name} found with id ${rawId}.`);
         await this.assertOwned([id], 'update', ctx, tx, 'with');
+        await this.assertChangeable([id], ctx, tx, [found], 'with');
         const restored = await this.database.update(this.name, [{ id, changes: { [field]: null } }], tx, { field, isNull: false });
         if (restored === 0) throw new NotFoundError(`No trashed ${this.name} found with id ${rawId}.`); // a concurrent restore won
         return (await this.reload([id], tx, ctx))[0];
@@ -121,6 +123,7 @@ export class ResourceService extends ResourceWrites {
         const [found] = await this.readTrashed([id], 'with', ctx, tx);
         if (!found) throw this.notFound(rawId);
         await this.assertOwned([id], 'delete', ctx, tx, 'with');
+        await this.assertChangeable([id], ctx, tx, [found], 'with');
         const deleted = await this.database.delete(this.name, [id], tx);
         if (deleted.length === 0) throw this.notFound(rawId);
         return found;

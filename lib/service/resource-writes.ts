@@ -103,7 +103,7 @@ export class ResourceWrites extends WritePreparation {
     const [written] = await this.db(() =>
       this.database.transaction(async (tx) => {
         await this.lockHierarchy([item], tx);
-        const existing = await this.visibleIds([id], ctx, tx, scope.narrow);
+        const existing = await this.changeableIds([id], ctx, tx, scope.narrow);
         if (existing.length === 0) throw scope.notFound?.([rawId]) ?? this.notFound(rawId);
         await this.assertOwned([id], 'update', ctx, tx);
         if (Object.keys(item.changes).length > 0) await this.database.update(this.name, [item], tx);

@@ -9,8 +9,10 @@ function isYupError(error: unknown): error is YupValidationError {
 
 export type FieldErrors = Record<string, string[]>;
 
+/** Adds `message` under `path`, once: two checks that say the same thing (the type check and a schema) say it once. */
 export function addError(errors: FieldErrors, path: string, message: string): void {
-  (errors[path] ??= []).push(message);
+  const messages = (errors[path] ??= []);
+  if (!messages.includes(message)) messages.push(message);
 }
 
 /** Keeps the attributes a client may write: fillable only, never the key or timestamps. */

@@ -1,11 +1,11 @@
 import { ResourceReads } from './resource-reads';
 import type { YupLikeSchema } from '../resource/yup-like';
-import type { Id, Transaction } from '../driver';
-import { ForbiddenError, MissingIdsError, ValidationError } from '../errors';
+import type { Id, Row, Transaction } from '../driver';
+import { ForbiddenError, MissingIdsError, RefusedChangeError, ValidationError } from '../errors';
 import type { Filter, ListQuery } from '../query/ast';
 import { allOf } from '../query/walk';
 import type { AccessAction } from './access-policy';
-import { rolesRule } from './grantable-roles';
+import { changeGuard, rolesRule, type ChangeGuard } from './grantable-roles';
 import { ownerFilter, ownerValue } from './ownership';
 import { checkReferences } from './check-references';
 import { checkValues } from './check-values';
@@ -139,7 +139,49 @@ export class WritePreparation extends ResourceReads {
 
 
   protected async assertAllVisible(ids: Id[], ctx: RequestContext, tx: Transaction, scope: WriteScope = {}): Promise<void> {
-    this.assertAllFound(ids, await this.visibleIds(ids, ctx, tx, scope.narrow), scope);
+    this.assertAllFound(ids, await this.changeableIds(ids, ctx, tx, scope.narrow), scope);
+  }
+
+  /**
+   * Decision 69 where no visibility read carries it (destroy, restore, force delete: they read the
+   * whole record under the read policy, `read`): judged on those rows when they hold the guarded
+   * fields, else one read of those fields as stored (the read policy hid one), only for a caller
+   * the rule applies to; a 403 when one of `ids` may not be changed.
+   */
+  protected async assertChangeable(ids: Id[], ctx: RequestContext, tx: Transaction, read: Row[], trashed?: 'with' | 'only'): Promise<void> {
+    const guard = this.changeGuard(ctx);
+    if (!guard) return;
+    const whole = read.length === ids.length && read.every((row) => guard.fields.every((field) => Object.prototype.hasOwnProperty.call(row, field)));
+    const rows = whole ? read : (await this.database.list({ ...byIdsQuery(this.entry.info, ids, { select: [this.entry.info.key, ...guard.fields], relations: [] }), trashed }, tx)).rows;
+    for (const row of rows) {
+      const refusal = guard.refusal(row);
+      if (refusal) throw new RefusedChangeError(refusal);
+    }
+  }
+
+  /** Decision 69 for this caller (null: every record they may see is theirs to change). */
+  changeGuard(ctx: RequestContext): ChangeGuard | null {
+    return changeGuard(this.entry.declaration, this.entry.info, ctx);
+  }
+
+  /**
+   * visibleIds for a write that updates or deletes `ids`: where decision 69 applies, the records
+   * are judged in the same read (their roles and superuser flag selected with the key), so no
+   * statement is added; when all are visible and one may not be changed, a 403 (missing ones
+   * stay the caller's 404).
+   */
+  async changeableIds(ids: Id[], ctx: RequestContext, tx?: Transaction, narrow: Filter | null = null): Promise<Id[]> {
+    const guard = this.changeGuard(ctx);
+    if (!guard || ids.length === 0) return this.visibleIds(ids, ctx, tx, narrow);
+    const rows = await this.visibleRows(ids, guard.fields, ctx, tx, narrow);
+    if (rows.length === new Set(ids.map(String)).size) {
+      for (const row of rows) {
+        const refusal = guard.refusal(row);
+        if (refusal) throw new RefusedChangeError(refusal);
+      }
+    }
+    const found = new Set(rows.map((r) => String(r[this.entry.info.key])));
+    return ids.filter((id) => found.has(String(id)));
   }
 
   /** 404 listing the ids not among `found` (those visible, or those a write reached). */
@@ -155,6 +197,8 @@ export class WritePreparation extends ResourceReads {
    * they see (read policies, soft delete, a relation route's parent) and no owner-only grant.
    */
   protected seesEveryRecord(ctx: RequestContext, scope: WriteScope): boolean {
+    // decision 69: the records are judged before the write
+    if (this.changeGuard(ctx)) return false;
     if (allOf(this.pipeline.scopeOf(ctx)(this.name), scope.narrow ?? null)) return false;
     return this.pipeline.policy.possession(this.entry.info, 'update', ctx) !== 'own';
   }

@@ -2,7 +2,8 @@ import { expect } from 'chai';
 import { expectError, expectRecordShape, forEachDriver, names, sameId } from '../support/contract-app';
 
 /** DELETE /{resource}/{id} and DELETE /{resource}/batch (decisions 20, 22). */
-const FK_MESSAGE = 'Cannot delete record because it is referenced by other records.';
+/** Decision 78: the message says how many records of which relation hold the record, trashed ones counted. */
+const FK_MESSAGE = /^Cannot delete the record: \d+ records? of its \w+ still reference it \(trashed records count too/;
 
 forEachDriver('destroy and deleteById', (ctx) => {
   before(async () => {
@@ -42,7 +43,7 @@ forEachDriver('destroy and deleteById', (ctx) => {
   it('deleting a category referenced by a product is a 409 foreign_key_violation; both remain', async () => {
     const category = await ctx.category();
     const product = await ctx.product({ category_id: category.id });
-    expectError(await del(`/categories/${category.id}`), 409, 'foreign_key_violation', FK_MESSAGE);
+    expect(expectError(await del(`/categories/${category.id}`), 409, 'foreign_key_violation', FK_MESSAGE).error).to.deep.equal({ relation: 'products', count: 1 });
     expect(await exists('categories', category.id)).to.equal(true);
     expect(await exists('products', product.id)).to.equal(true);
   });
@@ -50,14 +51,14 @@ forEachDriver('destroy and deleteById', (ctx) => {
   it('deleting a category referenced by a child category is a 409', async () => {
     const parent = await ctx.category();
     await ctx.category({ parent_id: parent.id });
-    expectError(await del(`/categories/${parent.id}`), 409, 'foreign_key_violation', FK_MESSAGE);
+    expect(expectError(await del(`/categories/${parent.id}`), 409, 'foreign_key_violation', FK_MESSAGE).error).to.deep.equal({ relation: 'children', count: 1 });
     expect(await exists('categories', parent.id)).to.equal(true);
   });
 
   it('deleting a product referenced by a review is a 409; product and review remain', async () => {
     const product = await ctx.product();
     const review = await ctx.create('reviews', { product_id: product.id, rating: 3 });
-    expectError(await del(`/products/${product.id}`), 409, 'foreign_key_violation', FK_MESSAGE);
+    expect(expectError(await del(`/products/${product.id}`), 409, 'foreign_key_violation', FK_MESSAGE).error).to.deep.equal({ relation: 'reviews', count: 1 });
     expect(await exists('products', product.id)).to.equal(true);
     expect(await exists('reviews', review.id)).to.equal(true);
   });
@@ -128,7 +129,7 @@ forEachDriver('destroy and deleteById', (ctx) => {
     const free = await ctx.category();
     const used = await ctx.category();
     await ctx.product({ category_id: used.id });
-    expectError(await delBatch('categories', { ids: [free.id, used.id] }), 409, 'foreign_key_violation', FK_MESSAGE);
+    expect(expectError(await delBatch('categories', { ids: [free.id, used.id] }), 409, 'foreign_key_violation', FK_MESSAGE).error).to.deep.equal({ relation: 'products', count: 1 });
     expect(await exists('categories', free.id)).to.equal(true);
     expect(await exists('categories', used.id)).to.equal(true);
   });

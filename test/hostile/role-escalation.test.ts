@@ -82,6 +82,17 @@ forEachDriver('hostile: role escalation through users', (ctx) => {
     expect(await stored(target)).to.deep.equal({ roles: ['editor', 'admin'], is_superuser: true });
   });
 
+  it('roles sent as a string ("admin") is one 422 message under roles, not the same one twice; nothing written', async () => {
+    const target = await ctx.member(['viewer']);
+    for (const agent of [admin.agent(), ctx.request()]) {
+      const errors = expectValidation(await agent.patch(`${API}/users/${target.user.id}`).send({ roles: 'admin' }), 'roles');
+      expect(errors.roles).to.deep.equal(['The roles must be an array.']);
+    }
+    const created = await admin.agent().post(`${API}/users`).send({ name: 'S', email: `${ctx.unique('s')}@example.test`, roles: 'viewer' });
+    expect(expectValidation(created, 'roles').roles).to.deep.equal(['The roles must be an array.']);
+    expect(await stored(target)).to.deep.equal({ roles: ['viewer'], is_superuser: false });
+  });
+
   it('a role without users grants cannot try: 403 before any field is read', async () => {
     const res = await editor.agent().patch(`${API}/users/${editor.user.id}`).send({ roles: ['admin'] });
     expectError(res, 403, 'forbidden');

@@ -252,7 +252,12 @@ for (const [driver, open] of Object.entries(DRIVERS)) {
         expect((await as(app, 'lead').patch(`/members/${id}`, { roles: ['staff', 'staff'] })).status).to.equal(200);
         expect((await as(app, 'manager').patch(`/members/${id}`, { roles: ['manager'] })).status).to.equal(200);
         expect(await backend.rolesOf('Member', id)).to.deep.equal(['manager']);
-        expect((await as(app, 'lead').patch(`/members/${id}`, { roles: [] })).status).to.equal(200);
+        // decision 69: the lead may not change a member holding a role it could not grant (manager), not even to remove it
+        const held = await as(app, 'lead').patch(`/members/${id}`, { roles: [] });
+        expect(held.status, held.text).to.equal(403);
+        expect(held.body.message).to.match(/only if you could grant every role it holds/);
+        expect(await backend.rolesOf('Member', id)).to.deep.equal(['manager']);
+        expect((await as(app, 'manager').patch(`/members/${id}`, { roles: [] })).status).to.equal(200);
         expect(await backend.rolesOf('Member', id)).to.deep.equal([]);
         // other fields are not affected
         expect((await as(app, 'lead').patch(`/members/${id}`, { name: 'C3' })).status).to.equal(200);

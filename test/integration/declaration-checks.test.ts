@@ -80,6 +80,7 @@ for (const [driver, build] of Object.entries(MODELS)) {
       ['a localKey on a belongsTo', () => relation(1, 'widget', { localKey: 'label' }), /Resource part: relations\.widget\.localKey: only a hasOne or hasMany relation has a localKey/],
       ['a pivot table that does not exist', () => relation(0, 'labels', { pivot: { table: 'nope_pivot', parentKey: 'widget_id', relatedKey: 'label_id' } }), /Resource widget: relations\.labels\.pivot\.table: no table or collection model "nope_pivot"/],
       ['a pivot column that does not exist', () => relation(0, 'labels', { pivot: { table: m.pivot, parentKey: 'widget_id', relatedKey: 'label_id', columns: ['weight'] } }), /Resource widget: relations\.labels\.pivot: "weight" not in pivot/],
+      ['a superuserField that is not a field (decision 69)', () => change(2, { superuserField: 'is_root' }), /Resource label: superuserField: "is_root" is not a field/],
       ['HIERARCHY_FIELD_ID that is not a field', () => change(0, { HIERARCHY_FIELD_ID: 'parent' }), /Resource widget: HIERARCHY_FIELD_ID: "parent" is not a field/],
       ['two resources with the same name (duplicate route names)', () => change(2, { name: 'widgets' }), /Resource label: name: "widgets" is already the name of widget/],
       ['a missing name', () => change(0, { name: undefined }), /Resource widget: name: give the route segment/],

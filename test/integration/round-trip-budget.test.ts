@@ -231,6 +231,22 @@ describe('round-trip budget', function () {
       expect((await http.get(`/api/v1/products/${ids[0]}`).expect(200)).body.price).to.equal(2);
     });
 
+    it('a delete refused by a restrict rule (409 naming the relation and the count) runs the statements of one that succeeds: the counts are part of the DELETE', async () => {
+      const http = asAdmin(example);
+      const verbs = () => statements.map((s) => s.replace(/^Executing \([^)]*\): /, '').split(' ')[0].replace(/;$/, ''));
+      const free = (await http.post('/api/v1/products').send({ name: 'Free', sku: `FREE-${Date.now()}`, price: 1 }).expect(200)).body.model;
+      const held = (await http.post('/api/v1/products').send({ name: 'Held', sku: `HELD-${Date.now()}`, price: 1 }).expect(200)).body.model;
+      for (const rating of [1, 2]) await http.post('/api/v1/reviews').send({ product_id: held.id, rating }).expect(200);
+      statements.length = 0;
+      await http.delete(`/api/v1/products/${free.id}`).expect(200);
+      const deleted = verbs();
+      statements.length = 0;
+      const refused = await http.delete(`/api/v1/products/${held.id}`).expect(409);
+      expect(refused.body.error).to.deep.equal({ relation: 'reviews', count: 2 });
+      expect(verbs().filter((v) => !/^(COMMIT|ROLLBACK)$/.test(v))).to.deep.equal(deleted.filter((v) => !/^(COMMIT|ROLLBACK)$/.test(v)));
+      expect(statements.filter((s) => /DELETE FROM "products"/.test(s))).to.have.length(1);
+    });
+
     it('in a large bulk create, a record referring to one the same request creates does not pass as existing', async () => {
       const http = asAdmin(example);
       const first = (await http.post('/api/v1/categories').send({ name: `Guess ${Date.now()}` }).expect(200)).body.model;

@@ -269,6 +269,14 @@ export class ContractContext {
     );
   }
 
+  /** Sets a user's roles straight in the database (a legacy role name the API would refuse). */
+  async rawSetRoles(user: Rec, roles: string[]): Promise<void> {
+    await this.direct(
+      (client) => client.query('UPDATE "users" SET "roles" = $1 WHERE "id" = $2', [roles, user.id]),
+      (db, oid) => db.collection('users').updateOne({ _id: oid(user.id) }, { $set: { roles } }),
+    );
+  }
+
   /**
    * A unique index the example app does not declare (`reviews (product_id, comment)`), straight in
    * the database, to make a write fail in the database midway; `drop` removes it.

@@ -57,7 +57,8 @@ async function runRecords(group: PreparedOps[], parentIds: Id[], ctx: RequestCon
     if (named.length === 0) continue;
     // update and delete reach only this parent's related records the caller may see (trashed ones are not)
     const ids = named.flatMap((n) => (n.id === null ? [] : [n.id]));
-    const visible = new Set((await related.visibleIds(ids, ctx, tx, belongsTo(fk, parentId))).map(String));
+    // decision 69: a record of a resource with grantableRoles is judged in the same read
+    const visible = new Set((await related.changeableIds(ids, ctx, tx, belongsTo(fk, parentId))).map(String));
     const missing = named.filter((n) => n.id === null || !visible.has(String(n.id))).map((n) => renderId(related, n.rawId));
     if (missing.length > 0) throw new NestedNotFoundError(name, info.name, missing);
     for (const [action, list] of [['update', p.update], ['delete', p.delete]] as const) {

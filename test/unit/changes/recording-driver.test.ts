@@ -28,6 +28,7 @@ describe('recordingDriver: the driver with its writes recorded', () => {
   const sink = (live: boolean): ChangeSink => ({
     isLive: () => live,
     model: () => ({ key: 'id', softDelete: null }) as unknown as ModelInfo,
+    catalog: () => ({ model: () => ({ key: 'id', softDelete: null }) as unknown as ModelInfo, has: () => true, all: () => [] }),
     committed: async (changes) => void committed.push(changes),
   });
 

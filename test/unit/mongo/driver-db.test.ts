@@ -362,7 +362,7 @@ describe('mongo driver against a database', function () {
       expect.fail('should throw');
     } catch (error) {
       expect(error).to.be.instanceOf(DriverFailure);
-      expect((error as DriverFailure).info).to.deep.equal({ type: 'foreign_key_violation' });
+      expect((error as DriverFailure).info).to.deep.equal({ type: 'foreign_key_violation', relation: 'products', count: 1 });
     }
     expect(await driver.existingIds('category', [ids.laptops])).to.deep.equal([ids.laptops]);
     // a category referenced only by its own child being deleted with it

@@ -305,7 +305,8 @@ describe('sql driver against PostgreSQL', function () {
 
       const err = await driver.transaction((tx) => driver.delete('category', [cat], tx)).catch((e: unknown) => e);
       expect(err).to.be.instanceOf(DriverFailure);
-      expect((err as DriverFailure).info.type).to.equal('foreign_key_violation');
+      // decision 78: counted in the DELETE statement itself, named as the category declares the relation
+      expect((err as DriverFailure).info).to.deep.equal({ type: 'foreign_key_violation', relation: 'products', count: 1 });
       expect(await driver.existingIds('category', [cat])).to.deep.equal([cat]);
 
       await driver.transaction((tx) => driver.delete('user', [u], tx));
