@@ -34,8 +34,8 @@ export function errorMiddleware(log: Loggers, unavailability?: Unavailability): 
         if (err.status < 500) log.db.warn(`${req.method} ${req.originalUrl}: ${err.type}`, { error: describe(cause ?? err, false), field: err.info.field });
         else log.db.error(`${req.method} ${req.originalUrl}: ${err.type}`, { error: describe(cause ?? err) });
       }
-      // unavailable or too slow: a client may come back, a little later
-      if (err.status === 503) res.set('Retry-After', '2');
+      // unavailable, too slow, or the caller's share taken: a client may come back, a little later
+      if (err.status === 503 || err.status === 429) res.set('Retry-After', '2');
       res.status(err.status).json({ message: err.message, type: err.type, status: err.status, ...err.body() });
       return;
     }

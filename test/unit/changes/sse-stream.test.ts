@@ -14,7 +14,7 @@ describe('changes: SseStream batching', () => {
   it('frames of one stream share one write, in order, at most 20 ms after the first', async () => {
     const log: string[][] = [];
     const { res, writes } = fakeResponse(log);
-    const stream = new SseStream(res, 1 << 20, () => undefined);
+    const stream = new SseStream(res, () => undefined);
     stream.frame('a');
     stream.frame('b');
     expect(writes).to.deep.equal([]);
@@ -24,7 +24,7 @@ describe('changes: SseStream batching', () => {
 
   it('many streams are written 100 per turn of the event loop, so requests are served between the slices; every one gets its frame', async () => {
     const log: string[][] = [];
-    const streams = Array.from({ length: 250 }, () => new SseStream(fakeResponse(log).res, 1 << 20, () => undefined));
+    const streams = Array.from({ length: 250 }, () => new SseStream(fakeResponse(log).res, () => undefined));
     streams.forEach((stream, i) => stream.frame(`e${i}`));
     // queued after the flush timer with the same delay: runs right after its first slice
     const afterFirstSlice = await new Promise<number>((resolve) => setTimeout(() => resolve(log.filter((w) => w.length > 0).length), 20));
