@@ -75,6 +75,8 @@ export class Subscriber {
 
   /** With `lastEventId`: the events after it, as the socket drains; one `reset` when it is no longer buffered. */
   resume(lastEventId: string): void {
+    // what was published before the stream opened is the resume's backlog, not lag
+    this.lagFrom = this.buffer.next;
     const after = this.buffer.after(lastEventId);
     if (after === null) this.reset();
     else this.cursor = after;

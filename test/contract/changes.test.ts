@@ -257,7 +257,7 @@ forEachDriver('change feed', (ctx) => {
       let other: Awaited<ReturnType<typeof ctx.exampleAppWith>>;
       let otherServer: { url: string; close(): Promise<void> };
       before(async () => {
-        other = await ctx.exampleAppWith({ changes: { bufferSize: 2, heartbeatMs: 100, maxStreams: 3, maxStreamsPerCaller: 3, maxBufferedBytes: 64 * 1024 } });
+        other = await ctx.exampleAppWith({ changes: { bufferSize: 2, heartbeatMs: 100, maxStreams: 3, maxStreamsPerCaller: 4, maxBufferedBytes: 64 * 1024 } });
         otherServer = await listen(other.app);
       });
       after(async () => {
