@@ -83,6 +83,12 @@ export class ChangeFeed implements ChangeSink {
     return [...this.allSubscribers()].map((s) => ({ model: s.model, userId: s.rules.userId, blocked: s.stream.isBlocked, held: s.isHeld, owed: s.owed }));
   }
 
+  /** The replay buffer of `model`: events and bytes held (decision 71 bounds both). */
+  buffered(model: string): { events: number; bytes: number } {
+    const buffer = this.buffers.get(model);
+    return buffer ? { events: buffer.next - buffer.first, bytes: buffer.size } : { events: 0, bytes: 0 };
+  }
+
   isLive(model: string): boolean {
     return this.live.has(model);
   }
