@@ -179,6 +179,7 @@ export class Subscriber {
 
   private checked(rules: SubscriberRules | null, error: unknown): void {
     this.checking = false;
+    if (this.stream.isClosed) return;
     if (rules) this.rules = rules;
     if (this.again) {
       this.again = false;

@@ -25,9 +25,11 @@ describe('changes: SseStream batching', () => {
   it('many streams are written 100 per turn of the event loop, so requests are served between the slices; every one gets its frame', async () => {
     const log: string[][] = [];
     const streams = Array.from({ length: 250 }, () => new SseStream(fakeResponse(log).res, () => undefined));
-    streams.forEach((stream, i) => stream.frame(`e${i}`));
-    // queued after the flush timer with the same delay: runs right after its first slice
-    const afterFirstSlice = await new Promise<number>((resolve) => setTimeout(() => resolve(log.filter((w) => w.length > 0).length), 20));
+    streams[0].frame('e0');
+    // queued right after the flush timer with the same delay (same millisecond): runs right after its first slice
+    const probe = new Promise<number>((resolve) => setTimeout(() => resolve(log.filter((w) => w.length > 0).length), 20));
+    streams.forEach((stream, i) => i > 0 && stream.frame(`e${i}`));
+    const afterFirstSlice = await probe;
     expect(afterFirstSlice).to.equal(100);
     await new Promise((resolve) => setTimeout(resolve, 10));
     expect(log.map((w) => w.join(''))).to.deep.equal(streams.map((_, i) => `e${i}`));
