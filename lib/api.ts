@@ -92,9 +92,9 @@ export function createRestApi(options: RestApiOptions = {}): RestApi {
   };
 
   /** Decision 70: a change stream's request authenticated and authorized again, on a fresh context. */
-  const reauthenticate: Reauthenticate = async (route, req) => {
+  const reauthenticate: Reauthenticate = async (route, req, memo) => {
     const ctx = createContext({ ...options.context?.(req), route: route.name });
-    await auth?.recheck(req, ctx, route);
+    await auth?.recheck(req, ctx, route, memo);
     return ctx;
   };
 

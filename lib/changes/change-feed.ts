@@ -206,7 +206,7 @@ export class ChangeFeed implements ChangeSink {
    * anew from a fresh authentication (every REST_CHANGES_REAUTH_S, and after a write to the
    * subscriber's own user record).
    */
-  async open(model: string, rules: SubscriberRules, recheck: () => Promise<SubscriberRules>, res: Response, lastEventId: string | null, caller: string): Promise<void> {
+  async open(model: string, rules: SubscriberRules, recheck: (memo?: Map<string, Promise<unknown>>) => Promise<SubscriberRules>, res: Response, lastEventId: string | null, caller: string): Promise<void> {
     this.slots.take(caller);
     let subscriber: Subscriber | null = null;
     const release = () => {

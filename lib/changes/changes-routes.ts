@@ -28,9 +28,9 @@ function relationIn(filter: Filter | null): string | null {
 /**
  * Authenticates a request again and checks the route's permission, on a fresh context (the
  * application's authentication and grants as a new request would meet them): throws the 401 or
- * 403 such a request would get.
+ * 403 such a request would get. `memo` shares authentications between the re-checks of one turn.
  */
-export type Reauthenticate = (route: RouteDefinition, req: Request) => Promise<RequestContext>;
+export type Reauthenticate = (route: RouteDefinition, req: Request, memo?: Map<string, Promise<unknown>>) => Promise<RequestContext>;
 
 /**
  * `GET /{resource}/changes` (decisions 60-62): a Server-Sent Events stream of the resource's
@@ -73,7 +73,7 @@ export function changesRoute(service: ResourceService, feed: ChangeFeed, pipelin
       // a caller is its user; without authentication, its address (the per-caller share of the stream bound)
       const caller = ctx.user ? `user:${String(ctx.user.id)}` : `address:${req.ip ?? req.socket.remoteAddress ?? ''}`;
       // decision 70: the same authentication, permission and read rules, again, on a fresh context
-      const recheck = async () => plan(await reauthenticate(route, req));
+      const recheck = async (memo?: Map<string, Promise<unknown>>) => plan(await reauthenticate(route, req, memo));
       await feed.open(service.name, rules, recheck, res, lastEventId, caller);
     },
   };

@@ -32,8 +32,11 @@ export type RenderCache = Map<string, string>;
 export type Revocation = 'unauthenticated' | 'forbidden';
 
 export interface SubscriberHooks {
-  /** Authenticates the request again and derives the rules anew; throws the answer a new request would get. */
-  recheck(): Promise<SubscriberRules>;
+  /**
+   * Authenticates the request again and derives the rules anew; throws the answer a new request
+   * would get. `memo`: authentications shared by the re-checks of one turn.
+   */
+  recheck(memo?: Map<string, Promise<unknown>>): Promise<SubscriberRules>;
   /** A re-check that failed for another reason (the database behind authentication is down). */
   failed(error: unknown): void;
 }
@@ -147,7 +150,7 @@ export class Subscriber {
    * record). With fewer rights the stream goes on under them; without a user or the permission it
    * gets `event: revoked` and ends. A check that fails otherwise holds the stream until one succeeds.
    */
-  refresh(hold: boolean): void {
+  refresh(hold: boolean, memo?: Map<string, Promise<unknown>>): void {
     if (this.stream.isClosed) return;
     if (hold) this.held = true;
     if (this.checking) {
@@ -156,7 +159,7 @@ export class Subscriber {
       return;
     }
     this.checking = true;
-    this.hooks.recheck().then(
+    this.hooks.recheck(memo).then(
       (rules) => this.checked(rules, null),
       (error: unknown) => this.checked(null, error),
     );

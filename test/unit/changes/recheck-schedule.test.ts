@@ -33,18 +33,28 @@ describe('changes: RecheckSchedule (decision 70)', () => {
     schedule.stop();
   });
 
-  it('every interval, every stream is re-checked in one tick, without holding it', async () => {
-    const subscribers = [fake('1'), fake('2')];
-    const schedule = new RecheckSchedule(40, () => subscribers);
+  it('every stream is re-checked once per interval, a tenth of them per turn, without holding them; a turn shares one memo', async () => {
+    const memos: unknown[] = [];
+    const subscribers = Array.from({ length: 20 }, (_, i) => {
+      const s = fake(String(i));
+      (s as unknown as { refresh: (hold: boolean, memo: unknown) => void }).refresh = (hold, memo) => {
+        s.calls.push(hold ? 'refresh held' : 'refresh');
+        memos.push(memo);
+      };
+      return s;
+    });
+    const schedule = new RecheckSchedule(400, () => subscribers);
     schedule.start();
     schedule.start();
-    await sleep(100);
+    await new Promise((resolve) => setTimeout(resolve, 490));
     schedule.stop();
+    // each within its first period, once (or twice for the first slots at the edge)
+    for (const s of subscribers) expect(s.calls.length).to.be.within(1, 2);
+    expect(subscribers.every((s) => s.calls.every((c) => c === 'refresh'))).to.equal(true);
+    // two streams per slot: 20 refreshes in 10 turns, each turn's pair with the same memo
+    expect(new Set(memos.slice(0, 20)).size).to.equal(10);
     const counts = subscribers.map((s) => s.calls.length);
-    expect(counts[0]).to.be.within(2, 3);
-    expect(counts[1]).to.equal(counts[0]);
-    expect(subscribers[0].calls.every((c) => c === 'refresh')).to.equal(true);
-    await sleep(60);
+    await sleep(100);
     expect(subscribers.map((s) => s.calls.length)).to.deep.equal(counts);
   });
 });
