@@ -100,6 +100,22 @@ forEachDriver('change feed follows rights', (ctx) => {
     expect((await renewed.take(1))[0].data.model!.name).to.equal('For the new token');
   });
 
+  it('a subscription whose filter or select names a field the new rights hide (cost) is revoked as forbidden, not narrowed', async () => {
+    const member = await ctx.member(['admin']);
+    const byCost = await ChangeStream.open(`${server.url}${API}/products/changes`, { token: member.token, params: { oper: { and: ['cost|>|100'] } } });
+    const withCost = await ChangeStream.open(`${server.url}${API}/products/changes`, { token: member.token, params: { select: 'name,cost' } });
+    open.push(byCost, withCost);
+    expect([byCost.status, withCost.status]).to.deep.equal([200, 200]);
+    await admin().patch(`${API}/users/${member.user.id}`).send({ roles: ['viewer'] }).expect(200);
+    await ctx.product({ name: 'Dear', cost: 500 });
+    for (const stream of [byCost, withCost]) {
+      const [revoked] = await stream.take(1);
+      expect([revoked.type, reasonOf(revoked)]).to.deep.equal(['revoked', 'forbidden']);
+      await stream.until(() => stream.ended);
+      expect(stream.events).to.have.length(1);
+    }
+  });
+
   it("a write to another user's record does not hold the stream; its events keep coming", async () => {
     const member = await ctx.member(['viewer']);
     const other = await ctx.member(['viewer']);
