@@ -7,6 +7,13 @@ import type { Subscriber } from './subscriber';
 export const SETTLE_MS = 250;
 
 /**
+ * How long a stream re-checked by the fallback stays waiting for the request to settle: a request
+ * slower than SETTLE_MS (its after-hooks not run yet) may have answered the fallback's check with
+ * a cached login; its settling re-checks the stream once more.
+ */
+const KEEP_MS = 10_000;
+
+/**
  * The period is cut in this many turns, each re-checking the streams of its slot: a thousand
  * streams authenticated at once (the example app's login cache expiring on that same beat) sent
  * a thousand lookups to the database together, and every write queued behind them (bench:changes,
@@ -29,7 +36,8 @@ export type RecheckMemo = Map<string, Promise<unknown>>;
 export class RecheckSchedule {
   private timer: NodeJS.Timeout | null = null;
   private fallback: NodeJS.Timeout | null = null;
-  private readonly waiting = new Set<Subscriber>();
+  /** Streams held by a write to their user's record, since when. */
+  private readonly waiting = new Map<Subscriber, number>();
   private readonly slots = new WeakMap<Subscriber, number>();
   private nextSlot = 0;
   private turn = 0;
@@ -70,22 +78,34 @@ export class RecheckSchedule {
 
   /** A write to the user record `id` was published: its subscribers' streams are held until re-checked. */
   userWritten(id: string): void {
+    const now = Date.now();
     for (const subscriber of this.subscribers()) {
       if (subscriber.rules.userId !== id) continue;
       subscriber.hold();
-      this.waiting.add(subscriber);
+      this.waiting.set(subscriber, now);
     }
     if (this.waiting.size > 0 && !this.fallback) {
-      this.fallback = setTimeout(() => this.release(), SETTLE_MS);
+      this.fallback = setTimeout(() => this.settle(false), SETTLE_MS);
       this.fallback.unref();
     }
   }
 
   /** A request that wrote user records settled (its after-hooks ran): the held streams are re-checked now. */
   release(): void {
+    this.settle(true);
+  }
+
+  /**
+   * Re-checks the waiting streams. The fallback keeps them waiting (for KEEP_MS) in case their
+   * request settles later; a settled request ends their wait.
+   */
+  private settle(settled: boolean): void {
     if (this.fallback) clearTimeout(this.fallback);
     this.fallback = null;
-    for (const subscriber of this.waiting) subscriber.refresh(true);
-    this.waiting.clear();
+    const now = Date.now();
+    for (const [subscriber, since] of this.waiting) {
+      if (now - since <= KEEP_MS && !subscriber.stream.isClosed) subscriber.refresh(true);
+      if (settled || now - since > KEEP_MS || subscriber.stream.isClosed) this.waiting.delete(subscriber);
+    }
   }
 }

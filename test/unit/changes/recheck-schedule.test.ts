@@ -5,7 +5,7 @@ import type { Subscriber } from '../../../lib/changes/subscriber';
 /** A subscriber as the schedule sees it: its user, and what it was asked to do. */
 function fake(userId: string | null): Subscriber & { calls: string[] } {
   const calls: string[] = [];
-  return { rules: { userId }, calls, hold: () => calls.push('hold'), refresh: (hold: boolean) => calls.push(hold ? 'refresh held' : 'refresh') } as unknown as Subscriber & { calls: string[] };
+  return { rules: { userId }, stream: { isClosed: false }, calls, hold: () => calls.push('hold'), refresh: (hold: boolean) => calls.push(hold ? 'refresh held' : 'refresh') } as unknown as Subscriber & { calls: string[] };
 }
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -22,7 +22,7 @@ describe('changes: RecheckSchedule (decision 70)', () => {
     schedule.stop();
   });
 
-  it('without a request settling, the held streams are re-checked after SETTLE_MS', async () => {
+  it('without a request settling, the held streams are re-checked after SETTLE_MS, and again if it settles later', async () => {
     const mine = fake('7');
     const schedule = new RecheckSchedule(60_000, () => [mine]);
     schedule.userWritten('7');
@@ -30,6 +30,10 @@ describe('changes: RecheckSchedule (decision 70)', () => {
     expect(mine.calls).to.deep.equal(['hold']);
     await sleep(SETTLE_MS);
     expect(mine.calls).to.deep.equal(['hold', 'refresh held']);
+    // the request settles late (its after-hooks ran after the fallback's check): checked once more, then done
+    schedule.release();
+    schedule.release();
+    expect(mine.calls).to.deep.equal(['hold', 'refresh held', 'refresh held']);
     schedule.stop();
   });
 
