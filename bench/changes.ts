@@ -23,7 +23,7 @@ async function serve(): Promise<void> {
   const db = driver === 'mongo' ? { mongoUri: handle.uri } : { postgresUri: handle.uri };
   const winston = (await import('winston')).default;
   const logger = winston.createLogger({ silent: true, transports: [new winston.transports.Console({ silent: true })] });
-  const shop = await createExampleApp({ driver, ...db, adminToken: TOKEN, logger, apiOptions: { changes: { maxStreams: SUBSCRIBERS + 10 } } });
+  const shop = await createExampleApp({ driver, ...db, adminToken: TOKEN, logger, apiOptions: { changes: { maxStreams: SUBSCRIBERS + 10, maxStreamsPerCaller: SUBSCRIBERS + 10 } } });
   await shop.reset();
   const server = http.createServer(shop.app);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

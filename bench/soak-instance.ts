@@ -19,7 +19,7 @@ serveChild(async () => {
     driver: 'sql',
     postgresUri,
     adminToken,
-    apiOptions: { cache: { enabled: true, store: 'redis', redisUrl, prefix }, changes: { redisUrl, prefix } },
+    apiOptions: { cache: { enabled: true, store: 'redis', redisUrl, prefix }, changes: { redisUrl, prefix, maxStreamsPerCaller: 1000 } },
   });
   // the parent asks for the heap beside the RSS it reads from /proc: growth of the heap is a leak, of the RSS alone not
   process.on('message', (m) => {

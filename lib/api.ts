@@ -31,7 +31,7 @@ import { RelationService } from './relations/relation-service';
 import { hookScope, ownershipScope } from './service/scopes';
 import { ChangeFeed } from './changes/change-feed';
 import { changeSettingsFromEnv } from './changes/types';
-import { changesRoute } from './changes/changes-routes';
+import { changesRoute, type Reauthenticate } from './changes/changes-routes';
 import { stopServer } from './http/shutdown';
 
 import type { AuthorizeOptions, RegisterOptions, RestApi, RestApiOptions } from './api-types';
@@ -92,6 +92,13 @@ export function createRestApi(options: RestApiOptions = {}): RestApi {
       return (req, res, next) => void auth.identify(req, res, options.auth?.guard).then(() => next(), next);
     }
     return auth.middleware({ name: route.name, namedPermissions: route.permissions, httpMethod: route.method, path: route.path }, override, options.auth?.guard);
+  };
+
+  /** Decision 70: a change stream's request authenticated and authorized again, on a fresh context. */
+  const reauthenticate: Reauthenticate = async (route, req, memo) => {
+    const ctx = createContext({ ...options.context?.(req), route: route.name });
+    await auth?.recheck(req, ctx, route, memo);
+    return ctx;
   };
 
   /** The configured relation routes of one parent resource, checked at start. */
@@ -199,7 +206,7 @@ export function createRestApi(options: RestApiOptions = {}): RestApi {
         const service = new ResourceService(entry, registry, config, log, pipeline);
         services.set(entry.info.name, service);
         // before `/:id`, so `changes` is never taken for an id
-        table.add(changesRoute(service, changes, pipeline, config));
+        table.add(changesRoute(service, changes, pipeline, config, reauthenticate));
         const chosen = routeOptions.get(entry.info.name)?.updateMultipleRoutes ?? ['batch', 'update-multiple'];
         const hierarchy = new HierarchyReads(service, config);
         table.add(...resourceRoutes(service, { updateMultipleRoutes: chosen, read: reads, hierarchy }));
@@ -211,6 +218,8 @@ export function createRestApi(options: RestApiOptions = {}): RestApi {
       // decision 63: in lenient mode, say at start which routes any authenticated user passes
       auth?.warnOpenRoutes(table.all());
       const router = express.Router();
+      // after a write's after-hooks: streams held by a write to their user are re-checked, caches bumped
+      const settled = (touched: Set<string>) => (changes.settled(touched), cacheSettings.enabled ? cache.bump(touched) : undefined);
       // the application's own parameters: API-wide, plus those of the resource a route belongs to
       const allowOf = new Map<string, string[]>();
       for (const [model, registered] of routeOptions) if (registered.allowParams) allowOf.set(registry.entry(model).declaration.name, registered.allowParams);
@@ -220,7 +229,7 @@ export function createRestApi(options: RestApiOptions = {}): RestApi {
         const entry = registry.entry(route.model);
         return { resource: entry.declaration.name, softDelete: Boolean(entry.info.softDelete), hierarchy: Boolean(entry.info.hierarchyField) };
       };
-      const dispatch = buildRouter(table, [protect, ...middlewares], { beforeRespond: cacheSettings.enabled ? (ctx) => (ctx.touched.size > 0 ? cache.bump(ctx.touched) : undefined) : undefined, deadlineMs: config.requestTimeoutMs, allowParams, scope: paramScope });
+      const dispatch = buildRouter(table, [protect, ...middlewares], { beforeRespond: (ctx) => (ctx.touched.size > 0 ? settled(ctx.touched) : undefined), deadlineMs: config.requestTimeoutMs, allowParams, scope: paramScope });
       router.use(apiFront({ log, bodyLimit: options.bodyLimit, context: options.context }, dispatch));
       router.use(unconfiguredRelations());
       router.use(unmatchedRoutes(table));

@@ -116,7 +116,42 @@ export class Authorizer {
   }
 
   private async check(req: Request, res: Response, guard: string, requirement: Requirement): Promise<void> {
-    const ctx = await this.identify(req, res, guard);
+    await this.decide(req, await this.identify(req, res, guard), requirement);
+  }
+
+  /**
+   * Decision 70: a generated route's authentication and permission once more, for a request
+   * answered long ago (an open change stream), into `ctx` (a fresh context): throws the 401 or 403
+   * a new request would get; a public route only identifies.
+   */
+  async recheck(req: Request, ctx: RequestContext, route: DescribedRoute, memo?: Map<string, Promise<unknown>>): Promise<void> {
+    const override = this.options.routes?.[route.name];
+    const open = override === false || this.options.protectRoutes === false;
+    const guard = (override === false ? undefined : override?.guard) ?? this.options.guard ?? this.defaultGuard;
+    const user = checkedUser(await this.sharedIdentity(req, guard, memo));
+    if (user) {
+      ctx.user = user;
+      ctx.roles = user.roles;
+    }
+    if (open) return;
+    await this.decide(req, ctx, derivePermission({ name: route.name, namedPermissions: route.permissions, httpMethod: route.method, path: route.path }, override || undefined, this.overrides));
+  }
+
+  /**
+   * The guard's answer, shared through `memo` by requests sending the same `Authorization` and
+   * `Cookie` headers (a re-check turn of many streams of one client authenticates once); a request
+   * sending neither is authenticated alone (the application may read something else).
+   */
+  private sharedIdentity(req: Request, guard: string, memo: Map<string, Promise<unknown>> | undefined): Promise<unknown> {
+    const { authorization, cookie } = req.headers;
+    if (!memo || (authorization === undefined && cookie === undefined)) return Promise.resolve(this.guards.get(guard)!(req));
+    const key = `${guard}\u0000${authorization ?? ''}\u0000${cookie ?? ''}`;
+    let answer = memo.get(key);
+    if (!answer) memo.set(key, (answer = Promise.resolve(this.guards.get(guard)!(req))));
+    return answer;
+  }
+
+  private async decide(req: Request, ctx: RequestContext, requirement: Requirement): Promise<void> {
     // decision 37: no user is a 401, decided before any permission
     if (!ctx.user) throw new UnauthenticatedError();
     await this.options.beforeCheck?.(req, ctx);

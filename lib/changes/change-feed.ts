@@ -1,16 +1,17 @@
 import { randomBytes } from 'node:crypto';
 import type { Response } from 'express';
 import type { Driver, Row } from '../driver';
-import { ApiError } from '../errors';
 import { serialize } from '../service/serialize';
 import type { Loggers } from '../log/logger';
 import type { Registry } from '../service/registry';
 import type { ModelInfo } from '../resource/model-info';
 import { byIdsQuery } from '../service/read-by-ids';
 import { EventBuffer } from './event-buffer';
+import { RecheckSchedule } from './recheck-schedule';
 import { recordingDriver, type ChangeSink, type RecordedChange } from './recording-driver';
 import type { RedisFanOut } from './redis-fan-out';
 import { SseStream } from './sse-stream';
+import { StreamSlots } from './stream-slots';
 import { Subscriber, type RenderCache, type SubscriberRules } from './subscriber';
 import type { ChangeEvent, ChangeFeedSettings } from './types';
 
@@ -40,15 +41,20 @@ export class ChangeFeed implements ChangeSink {
   private readonly fanOut: RedisFanOut | null;
   private readonly instance = randomBytes(4).toString('hex');
   private sequence = 0;
-  private streams = 0;
+  private readonly slots: StreamSlots;
+  private readonly rechecks: RecheckSchedule;
   private heartbeat: NodeJS.Timeout | null = null;
   private registry: Registry | null = null;
   private redisDown = false;
+  /** MODEL of the users resource (decision 70): a write to a subscriber's record re-checks their streams. */
+  private usersModel: string | null = null;
 
   constructor(
     readonly settings: ChangeFeedSettings,
     private readonly log: Loggers,
   ) {
+    this.slots = new StreamSlots(settings.maxStreams, settings.maxStreamsPerCaller);
+    this.rechecks = new RecheckSchedule(settings.reauthSeconds * 1000, () => this.allSubscribers());
     this.fanOut = settings.redisUrl ? new (loadFanOut())(settings.redisUrl, settings.prefix, { event: (e) => this.deliver(e), live: (m) => this.live.add(m) }) : null;
   }
 
@@ -62,12 +68,25 @@ export class ChangeFeed implements ChangeSink {
       if (!driver) wrapped.set(entry.driver, (driver = recordingDriver(entry.driver, this)));
       entry.driver = driver;
     }
+    const named = this.settings.usersResource;
+    this.usersModel = registry.entriesList().find((e) => (named ? e.declaration.name === named || e.info.name === named : e.declaration.grantableRoles !== undefined))?.info.name ?? null;
     this.fanOut?.start().catch((error: unknown) => this.redisFailed(error));
   }
 
   /** Open streams on this instance. */
   get openStreams(): number {
-    return this.streams;
+    return this.slots.count;
+  }
+
+  /** Each open stream's state (operators, tests): its resource, its user, behind a full socket, held for a re-check, events owed. */
+  streamStates(): Array<{ model: string; userId: string | null; blocked: boolean; held: boolean; owed: number }> {
+    return [...this.allSubscribers()].map((s) => ({ model: s.model, userId: s.rules.userId, blocked: s.stream.isBlocked, held: s.isHeld, owed: s.owed }));
+  }
+
+  /** The replay buffer of `model`: events and bytes held (decision 71 bounds both). */
+  buffered(model: string): { events: number; bytes: number } {
+    const buffer = this.buffers.get(model);
+    return buffer ? { events: buffer.next - buffer.first, bytes: buffer.size } : { events: 0, bytes: 0 };
   }
 
   isLive(model: string): boolean {
@@ -147,53 +166,83 @@ export class ChangeFeed implements ChangeSink {
     }, 2000).unref();
   }
 
-  /** An event of any instance: buffered, then sent to every matching stream of its resource. */
+  /**
+   * An event of any instance: buffered, then sent to every stream of its resource that keeps up
+   * (the others are owed it and render it from the buffer as their sockets drain). A write to a
+   * user record first holds the streams of that user until their rights are checked again.
+   */
   private deliver(event: ChangeEvent): void {
-    this.bufferOf(event.model).push(event);
+    if (event.model === this.usersModel) this.rechecks.userWritten(String(event.key));
+    const seq = this.bufferOf(event.model).push(event, JSON.stringify(event.record).length);
     const renders: RenderCache = new Map();
-    for (const subscriber of this.subscribers.get(event.model) ?? []) subscriber.deliver(event, renders);
+    for (const subscriber of this.subscribers.get(event.model) ?? []) subscriber.deliver(event, seq, renders);
   }
 
   private bufferOf(model: string): EventBuffer {
     let buffer = this.buffers.get(model);
-    if (!buffer) this.buffers.set(model, (buffer = new EventBuffer(this.settings.bufferSize)));
+    if (!buffer) this.buffers.set(model, (buffer = new EventBuffer(this.settings.bufferSize, this.settings.bufferBytes)));
     return buffer;
   }
 
+  private *allSubscribers(): Iterable<Subscriber> {
+    for (const set of this.subscribers.values()) yield* set;
+  }
+
   /**
-   * Opens a stream on `model` (decision 62): 503 beyond the bound of open streams; with
-   * `lastEventId`, the buffered events after it first, or one `reset` when it is no longer buffered.
+   * A request settled after writing `models` (its after-hooks ran): streams held by a write to
+   * their user's record are re-checked now (decision 70).
    */
-  async open(model: string, rules: SubscriberRules, res: Response, lastEventId: string | null): Promise<void> {
-    if (this.streams >= this.settings.maxStreams) throw new ApiError('connection_error', `Too many open change streams on this server (${this.settings.maxStreams}); try again later.`);
-    if (!this.live.has(model)) {
-      this.live.add(model);
-      if (this.fanOut && !this.redisDown) await within(this.fanOut.announce(model), REDIS_WAIT_MS).catch((error: unknown) => this.redisFailed(error));
-    }
-    if (res.destroyed) return;
+  settled(models: ReadonlySet<string>): void {
+    if (this.usersModel && models.has(this.usersModel)) this.rechecks.release();
+  }
+
+  /** Says here (and through Redis, everywhere) that writes to `model` are recorded and published from now on. */
+  private async markLive(model: string): Promise<void> {
+    if (this.live.has(model)) return;
+    this.live.add(model);
+    if (this.fanOut && !this.redisDown) await within(this.fanOut.announce(model), REDIS_WAIT_MS).catch((error: unknown) => this.redisFailed(error));
+  }
+
+  /**
+   * Opens a stream on `model` (decisions 62, 70, 71): 429 past the caller's share of the bound of
+   * open streams, 503 past the bound; with `lastEventId`, the buffered events after it as the
+   * socket drains, or one `reset` when it is no longer buffered. `recheck` derives the rules
+   * anew from a fresh authentication (every REST_CHANGES_REAUTH_S, and after a write to the
+   * subscriber's own user record).
+   */
+  async open(model: string, rules: SubscriberRules, recheck: (memo?: Map<string, Promise<unknown>>) => Promise<SubscriberRules>, res: Response, lastEventId: string | null, caller: string): Promise<void> {
+    this.slots.take(caller);
     let subscriber: Subscriber | null = null;
-    const stream = new SseStream(res, this.settings.maxBufferedBytes, () => {
-      if (!subscriber) return;
-      this.subscribers.get(model)?.delete(subscriber);
+    const release = () => {
+      if (subscriber) this.subscribers.get(model)?.delete(subscriber);
       subscriber = null;
-      this.streams -= 1;
-      if (this.streams === 0) this.stopHeartbeat();
-    });
-    subscriber = new Subscriber(model, rules, stream);
-    this.streams += 1;
-    stream.open();
-    if (lastEventId !== null) {
-      const missed = this.bufferOf(model).after(lastEventId);
-      if (missed === null) stream.event(null, 'reset', '{}');
-      else for (const event of missed) subscriber.deliver(event, new Map());
+      this.slots.release(caller);
+      if (this.slots.count === 0) this.stopTimers();
+    };
+    try {
+      await this.markLive(model);
+      // writes to user records are what re-check a stream early, on whichever instance they happen
+      if (this.usersModel) await this.markLive(this.usersModel);
+    } catch (error) {
+      release();
+      throw error;
     }
+    if (res.destroyed) return release();
+    const stream = new SseStream(res, release, () => subscriber?.pull());
+    subscriber = new Subscriber(model, rules, stream, this.bufferOf(model), this.settings.maxBufferedBytes, {
+      recheck,
+      failed: (error) => this.log.app.warn('change feed: a stream could not re-check its subscriber; held until a check succeeds', { error: error instanceof Error ? error.message : String(error) }),
+    });
+    stream.open();
+    if (lastEventId !== null) subscriber.resume(lastEventId);
     let set = this.subscribers.get(model);
     if (!set) this.subscribers.set(model, (set = new Set()));
     set.add(subscriber);
-    this.startHeartbeat();
+    this.startTimers();
   }
 
-  private startHeartbeat(): void {
+  private startTimers(): void {
+    this.rechecks.start();
     if (this.heartbeat) return;
     this.heartbeat = setInterval(() => {
       for (const set of this.subscribers.values()) for (const subscriber of set) subscriber.stream.comment('heartbeat');
@@ -201,16 +250,17 @@ export class ChangeFeed implements ChangeSink {
     this.heartbeat.unref();
   }
 
-  private stopHeartbeat(): void {
+  private stopTimers(): void {
     if (this.heartbeat) clearInterval(this.heartbeat);
     this.heartbeat = null;
+    this.rechecks.stop();
   }
 
   /** Graceful shutdown: every stream ended, the heartbeat stopped, Redis closed. */
   async close(): Promise<void> {
     for (const set of this.subscribers.values()) for (const subscriber of [...set]) subscriber.stream.end();
     this.subscribers.clear();
-    this.stopHeartbeat();
+    this.stopTimers();
     await this.fanOut?.close();
   }
 }

@@ -1,30 +1,89 @@
 import type { ChangeEvent } from './types';
 
-/** The recent events of one resource, oldest first, at most `size` (a ring). */
+/** One buffered event, with its size and the bytes pushed before it (so any backlog's size is one subtraction). */
+interface Entry {
+  event: ChangeEvent;
+  bytes: number;
+  before: number;
+}
+
+/**
+ * The recent events of one resource, oldest first (decision 71): at most `maxEvents` and at most
+ * `maxBytes` (the records' JSON size; the newest event always stays, however large). Each event
+ * gets a position (`seq`), counting from 0 for the buffer's life: a stream remembers the position
+ * of the next event it owes its subscriber, so a slow or resuming reader is served from here as
+ * its socket drains, and costs no memory of its own.
+ */
 export class EventBuffer {
-  private readonly events: ChangeEvent[] = [];
-  private start = 0;
+  private entries: Entry[] = [];
+  /** Index in `entries` of the oldest event held (the array is compacted now and then). */
+  private head = 0;
+  /** Position of the oldest event held. */
+  private firstSeq = 0;
+  private bytes = 0;
+  private pushed = 0;
 
-  constructor(private readonly size: number) {}
+  constructor(
+    private readonly maxEvents: number,
+    private readonly maxBytes: number,
+  ) {}
 
-  push(event: ChangeEvent): void {
-    if (this.events.length < this.size) this.events.push(event);
-    else {
-      this.events[this.start] = event;
-      this.start = (this.start + 1) % this.size;
-    }
+  /** Position of the oldest event held (equal to `next` when empty). */
+  get first(): number {
+    return this.firstSeq;
   }
 
-  /** The events after `id`, oldest first; null when `id` is not (or no longer) buffered. */
-  after(id: string): ChangeEvent[] | null {
-    const n = this.events.length;
-    for (let i = n - 1; i >= 0; i -= 1) {
-      const at = (this.start + i) % n;
-      if (this.events[at].id !== id) continue;
-      const out: ChangeEvent[] = [];
-      for (let j = i + 1; j < n; j += 1) out.push(this.events[(this.start + j) % n]);
-      return out;
+  /** Position the next pushed event will take. */
+  get next(): number {
+    return this.firstSeq + this.entries.length - this.head;
+  }
+
+  /** Bytes held. */
+  get size(): number {
+    return this.bytes;
+  }
+
+  /** Adds an event of `bytes` and drops the oldest past either bound; its position. */
+  push(event: ChangeEvent, bytes: number): number {
+    const seq = this.next;
+    this.entries.push({ event, bytes, before: this.pushed });
+    this.pushed += bytes;
+    this.bytes += bytes;
+    while (this.next - this.firstSeq > 1 && (this.next - this.firstSeq > this.maxEvents || this.bytes > this.maxBytes)) {
+      this.bytes -= this.entries[this.head].bytes;
+      // the dropped entry must not keep its record alive
+      this.entries[this.head] = undefined as unknown as Entry;
+      this.head += 1;
+      this.firstSeq += 1;
     }
+    if (this.head > 1024 && this.head * 2 > this.entries.length) {
+      this.entries = this.entries.slice(this.head);
+      this.head = 0;
+    }
+    return seq;
+  }
+
+  /** The event at `seq`; null when it is no longer (or not yet) held. */
+  at(seq: number): ChangeEvent | null {
+    if (seq < this.firstSeq || seq >= this.next) return null;
+    return this.entries[this.head + seq - this.firstSeq].event;
+  }
+
+  /** The newest event; null when empty. */
+  newest(): ChangeEvent | null {
+    return this.at(this.next - 1);
+  }
+
+  /** Position right after the event `id`; null when `id` is not (or no longer) held. */
+  after(id: string): number | null {
+    for (let seq = this.next - 1; seq >= this.firstSeq; seq -= 1) if (this.entries[this.head + seq - this.firstSeq].event.id === id) return seq + 1;
     return null;
+  }
+
+  /** Bytes of the events from `seq` to the newest (those still held). */
+  bytesFrom(seq: number): number {
+    if (seq >= this.next) return 0;
+    const from = Math.max(seq, this.firstSeq);
+    return this.pushed - this.entries[this.head + from - this.firstSeq].before;
   }
 }

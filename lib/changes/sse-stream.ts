@@ -6,26 +6,56 @@ export function eventFrame(id: string | null, name: string, data: string): strin
 }
 
 /**
- * One Server-Sent Events response: frames written as they come, a comment line as heartbeat.
- * Bounded memory: when the socket does not drain and the unsent bytes pass `maxBufferedBytes`,
- * the connection is destroyed (a subscriber that does not read is dropped, decision 62).
+ * Frames a stream takes while it is free before it waits for its batch to go out: past this the
+ * events stay in the shared replay buffer and are rendered as the socket drains (decision 71).
+ */
+export const PENDING_CAP = 256 * 1024;
+
+/**
+ * One Server-Sent Events response, written as fast as its socket drains (decision 71): frames
+ * wait at most FLUSH_MS to share one write; once `res.write()` returns false the stream is
+ * `blocked` and takes no event until 'drain'. Then, and after every write the socket took at once,
+ * `onWritable` lets its subscriber render what it still owes from the replay buffer. So a stream
+ * holds at most one batch and what its socket has not sent, whatever its reader's speed.
  */
 export class SseStream {
   private closed = false;
+  private blocked = false;
+  private pending = '';
 
   constructor(
     private readonly res: Response,
-    private readonly maxBufferedBytes: number,
     onClose: () => void,
+    private readonly onWritable: () => void = () => undefined,
   ) {
     res.on('close', () => {
       this.closed = true;
+      dirty.delete(this);
       onClose();
+    });
+    res.on('drain', () => {
+      this.blocked = false;
+      if (!this.closed) this.onWritable();
     });
   }
 
   get isClosed(): boolean {
     return this.closed;
+  }
+
+  /** True while the socket holds more than it takes at once (a slow or stopped reader), until 'drain'. */
+  get isBlocked(): boolean {
+    return this.blocked;
+  }
+
+  /** True when an event frame may be added now (open, the socket keeping up, the batch small). */
+  get canTake(): boolean {
+    return !this.closed && !this.blocked && this.pending.length < PENDING_CAP;
+  }
+
+  /** Bytes given to this stream and not yet sent: the batch and what the socket still holds. */
+  get unsent(): number {
+    return this.pending.length + (this.res.writableLength ?? 0);
   }
 
   /** 200 with the event-stream headers, sent at once (proxies told not to buffer). */
@@ -52,11 +82,12 @@ export class SseStream {
     this.write(text);
   }
 
+  /** A comment (heartbeat); skipped while the socket is full: the stream is not idle then. */
   comment(text: string): void {
-    this.write(`: ${text}\n\n`);
+    if (!this.blocked) this.write(`: ${text}\n\n`);
   }
 
-  /** Ends the response (graceful shutdown). */
+  /** Ends the response after what is pending (graceful shutdown, a revoked stream). */
   end(): void {
     if (this.closed) return;
     this.flush();
@@ -73,23 +104,33 @@ export class SseStream {
     if (this.closed) return;
     if (this.pending === '') dirty.add(this);
     this.pending += frame;
-    if (this.pending.length > this.maxBufferedBytes) this.flush();
     scheduleFlush();
   }
 
-  private pending = '';
+  /**
+   * Writes what is pending at the next turn rather than after FLUSH_MS: a backlog goes out batch
+   * after batch as fast as the socket takes it (a catch-up is one reader's, nothing to share).
+   */
+  hurry(): void {
+    if (this.hurried || this.pending === '') return;
+    this.hurried = true;
+    setImmediate(() => {
+      this.hurried = false;
+      this.flush();
+    });
+  }
 
-  /** Writes what is pending; a stream whose unsent bytes stay over the bound is dropped. */
+  private hurried = false;
+
+  /** Writes what is pending; a socket that did not take it all blocks the stream until 'drain'. */
   flush(): void {
     const text = this.pending;
     this.pending = '';
     dirty.delete(this);
     if (this.closed || text === '') return;
-    const flushed = this.res.write(text);
-    if (!flushed && this.res.writableLength > this.maxBufferedBytes) {
-      this.closed = true;
-      this.res.destroy();
-    }
+    if (!this.res.write(text)) this.blocked = true;
+    // the socket took it: the subscriber may owe more (a backlog is sent batch after batch)
+    else this.onWritable();
   }
 }
 

@@ -2,7 +2,10 @@ import { FilterBuilder, toOper, type FilterNode } from './filter';
 
 /** One event of the change feed, shaped like a browser EventSource's MessageEvent (plus `json`). */
 export interface ChangeMessage<R = Record<string, unknown>> {
-  /** `created`, `updated`, `deleted`, `restored`, or `reset` (reload: events were missed). */
+  /**
+   * `created`, `updated`, `deleted`, `restored`, `reset` (reload: events were missed), or
+   * `revoked` (`{reason: 'unauthenticated' | 'forbidden'}`: the caller lost the right; the stream ends).
+   */
   type: string;
   /** The `data` field as sent. */
   data: string;

@@ -36,8 +36,8 @@ export function errorMiddleware(log: Loggers, unavailability?: Unavailability, c
         if (err.status < 500) log.db.warn(`${req.method} ${req.originalUrl}: ${err.type}`, { error: describe(cause ?? err, false), field: err.info.field });
         else log.db.error(`${req.method} ${req.originalUrl}: ${err.type}`, { error: describe(cause ?? err) });
       }
-      // unavailable or too slow: a client may come back, a little later
-      if (err.status === 503) res.set('Retry-After', '2');
+      // unavailable, too slow, or the caller's share taken: a client may come back, a little later
+      if (err.status === 503 || err.status === 429) res.set('Retry-After', '2');
       // a 401 says how to authenticate (RFC 6750); the body stays decision 26's
       if (err.status === 401) res.set('WWW-Authenticate', challenge ? challenge(req) : bearerChallenge({}, Boolean(req.headers.authorization)));
       res.status(err.status).json({ message: err.message, type: err.type, status: err.status, ...err.body() });

@@ -47,6 +47,7 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
   409: 'Conflict: a unique value taken, or a record still referenced',
   413: 'The body is too large',
   422: 'Validation failed (errors per field)',
+  429: 'The caller holds its share of open change streams',
   500: 'Internal error',
   503: 'The database is unavailable',
 };
@@ -96,6 +97,7 @@ function errorStatuses(route: DocumentedRoute, secured: boolean, open: boolean):
   if (secured && !open) statuses.add(403);
   if (route.path.includes(':')) statuses.add(404);
   if (route.access !== 'read') [404, 409, 413, 422].forEach((s) => statuses.add(s));
+  if (route.answers === 'stream' && route.action === 'changes') statuses.add(429);
   return [...statuses].sort();
 }
 

@@ -33,7 +33,7 @@ const anyObject: JsonSchema = { type: 'object', additionalProperties: true };
 function changeStream(record: JsonSchema): JsonSchema {
   return {
     description:
-      'A stream of Server-Sent Events, one per record written by a committed write: `event: created|updated|deleted|restored`, `id: <event id>`, `data: {"id": ..., "model": {...}}` (the record as a show answers this caller, its `select`; a deleted record as the delete answered it). A `Last-Event-ID` request header resumes after that event; an id no longer buffered gets one `event: reset` (reload). A comment line is sent every 15 s. Filters (`oper`, `attr`) take the resource\'s own fields only. 503 when the server holds its maximum of open streams.',
+      'A stream of Server-Sent Events, one per record written by a committed write: `event: created|updated|deleted|restored`, `id: <event id>`, `data: {"id": ..., "model": {...}}` (the record as a show answers this caller, its `select`; a deleted record as the delete answered it). A `Last-Event-ID` request header resumes after that event; an id no longer buffered, or a reader too far behind, gets one `event: reset` (reload). The caller\'s rights are checked again while the stream is open: fewer rights apply from the next event; without a login or the list permission, `event: revoked` with `data: {"reason": "unauthenticated"|"forbidden"}` ends the stream. A comment line is sent every 15 s. Filters (`oper`, `attr`) take the resource\'s own fields only. 503 when the server holds its maximum of open streams; 429 when this caller holds its share of them.',
     content: {
       'text/event-stream': {
         schema: { type: 'string', description: 'Event frames: `id`, `event` and one `data` line of JSON, then a blank line.' },

@@ -44,7 +44,7 @@ for (const driver of ['mongo', 'sql'] as const) {
 
     const start = async (redisUrl: string | undefined): Promise<ExampleApp> => {
       const uri = driver === 'mongo' ? { mongoUri: (await sharedMongo()).uri } : { postgresUri: (await sharedPostgres()).uri };
-      return createExampleApp({ driver, ...uri, adminToken: TOKEN, apiOptions: { changes: { redisUrl: redisUrl ?? null, prefix } } });
+      return createExampleApp({ driver, ...uri, adminToken: TOKEN, apiOptions: { changes: { redisUrl: redisUrl ?? null, prefix, reauthSeconds: 60 } } });
     };
     const subscribe = async (index: number, params: Record<string, unknown> = {}, token = TOKEN) => {
       const stream = await ChangeStream.open(`${servers[index].url}${API}/products/changes`, { token, params });
@@ -91,6 +91,21 @@ for (const driver of ['mongo', 'sql'] as const) {
       const [seen] = await viewer.take(1);
       expect(seen.data.model!.name).to.equal('Costly across');
       expect(seen.data.model).to.not.have.property('cost');
+    });
+
+    it("decision 70 across instances: a user deleted through one instance revokes their stream on the other at once, not at the next periodic re-check", async function () {
+      this.timeout(20_000);
+      const token = `gone-${driver}-${Date.now()}`;
+      const created = await asAdmin(one).post(`${API}/users`).send({ name: 'Soon gone', email: `${token}@example.test`, roles: ['viewer'], api_token: token });
+      expect(created.status, created.text).to.equal(200);
+      const stream = await subscribe(1, {}, token);
+      // the example app keeps a login 5 s on the instance that looked it up: past that, instance two asks the database
+      await new Promise((resolve) => setTimeout(resolve, 5200));
+      await asAdmin(one).delete(`${API}/users/${created.body.model.id}`).expect(200);
+      // the periodic re-check (every 60 s here) is far: only the user's event through Redis can revoke it now
+      const [revoked] = await stream.take(1, 3000);
+      expect([revoked.type, revoked.data]).to.deep.equal(['revoked', { reason: 'unauthenticated' }]);
+      await stream.until(() => stream.ended);
     });
 
     it('Last-Event-ID resumes on the other instance (event ids are the same everywhere)', async () => {

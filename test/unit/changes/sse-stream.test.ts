@@ -14,7 +14,7 @@ describe('changes: SseStream batching', () => {
   it('frames of one stream share one write, in order, at most 20 ms after the first', async () => {
     const log: string[][] = [];
     const { res, writes } = fakeResponse(log);
-    const stream = new SseStream(res, 1 << 20, () => undefined);
+    const stream = new SseStream(res, () => undefined);
     stream.frame('a');
     stream.frame('b');
     expect(writes).to.deep.equal([]);
@@ -24,12 +24,19 @@ describe('changes: SseStream batching', () => {
 
   it('many streams are written 100 per turn of the event loop, so requests are served between the slices; every one gets its frame', async () => {
     const log: string[][] = [];
-    const streams = Array.from({ length: 250 }, () => new SseStream(fakeResponse(log).res, 1 << 20, () => undefined));
+    const streams = Array.from({ length: 250 }, () => new SseStream(fakeResponse(log).res, () => undefined));
     streams.forEach((stream, i) => stream.frame(`e${i}`));
-    // queued after the flush timer with the same delay: runs right after its first slice
-    const afterFirstSlice = await new Promise<number>((resolve) => setTimeout(() => resolve(log.filter((w) => w.length > 0).length), 20));
+    // queued by the first write of the flush, so it runs before the next slice's turn (queued after the slice)
+    const afterFirstSlice = await new Promise<number>((resolve) => {
+      const first = log[0] as string[] & { push: (text: string) => number };
+      const push = first.push.bind(first);
+      first.push = (text: string) => {
+        setImmediate(() => resolve(log.filter((w) => w.length > 0).length));
+        return push(text);
+      };
+    });
     expect(afterFirstSlice).to.equal(100);
-    await new Promise((resolve) => setTimeout(resolve, 10));
+    await new Promise((resolve) => setTimeout(resolve, 20));
     expect(log.map((w) => w.join(''))).to.deep.equal(streams.map((_, i) => `e${i}`));
   });
 });
