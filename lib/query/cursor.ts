@@ -26,7 +26,7 @@ function invalid(): BadRequestError {
 
 /** Decision 78: a well-formed cursor of another query says so, and what to do. */
 export const CURSOR_OF_ANOTHER_QUERY =
-  'This cursor was made for another filter or order (or another resource): a cursor continues only the query that returned it. Send the same oper, attr, eq and orderby with it, or start again without a cursor.';
+  'This cursor was made for another filter or order (or another resource): a cursor continues only the query it came from. Send the same oper, attr, eq and orderby with it, or start again without a cursor.';
 
 function anotherQuery(): BadRequestError {
   return new BadRequestError(CURSOR_OF_ANOTHER_QUERY, 'cursor');

@@ -110,9 +110,11 @@ export interface Fixture {
   review: Record<'a1' | 'a2' | 'g1', Rec>;
 }
 
+/** One counter for every context of the run: suites that skip a reset share the database's unique keys. */
+let uniqueSeq = 0;
+
 export class ContractContext {
   private example: ExampleApp | null = null;
-  private seq = 0;
 
   constructor(readonly driver: DriverName) {}
 
@@ -142,8 +144,8 @@ export class ContractContext {
 
   /** A unique suffix for unique fields (sku, email, tag name). */
   unique(prefix = 'u'): string {
-    this.seq += 1;
-    return `${prefix}-${process.pid}-${this.seq}`;
+    uniqueSeq += 1;
+    return `${prefix}-${process.pid}-${uniqueSeq}`;
   }
 
   /**
