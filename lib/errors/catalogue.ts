@@ -12,6 +12,7 @@ export const ERROR_STATUS = {
   foreign_key_violation: 409,
   payload_too_large: 413,
   validation_error: 422,
+  unknown_field: 422,
   not_null_violation: 422,
   internal_error: 500,
   not_implemented: 501,

@@ -27,6 +27,8 @@ function handler(route: RouteDefinition, options: RouterOptions): RequestHandler
     try {
       // parsed from the URL and checked against what the route accepts (query/read-params.ts)
       const params = readParams(req, accepted, read);
+      // a write body's keys, checked whole before any of the route's work (decisions 50, 77)
+      route.checkBody?.(req.body, params);
       // the request deadline (armed in `run`) answers for a slow route; the work goes on to its
       // end behind it, so what it commits is still followed by the cache bump below
       result = await route.handler({ req, res, ctx, params });

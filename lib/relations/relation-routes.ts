@@ -1,5 +1,6 @@
 import { BadRequestError } from '../errors';
 import { Reply, type HttpMethod, type RouteAccess, type RouteDefinition, type RouteInput } from '../http/routes';
+import { relationBodyCheck } from './relation-body-keys';
 import { PartialSuccess } from './relation-errors';
 import type { ParentRef, RelationService } from './relation-service';
 
@@ -140,6 +141,7 @@ export function relationRoutes(service: RelationService, form: { kind: 'explicit
     permissions: spec.needs.map(([who, verb]) => `${who === 'related' ? relatedResource : parentResource}.${verb}`),
     answers: 'json' as const,
     summary: spec.summary,
+    checkBody: relationBodyCheck(config, spec.action) ?? undefined,
     handler: async (input: RouteInput) => statusOf(await spec.handler(input, form.kind === 'explicit' ? { kind: 'explicit', rawId: String(input.req.params.parent_id) } : { kind: 'implicit' })),
   }));
 }
