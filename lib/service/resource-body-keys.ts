@@ -73,14 +73,15 @@ export function resourceBodyCheck(entry: KeyedEntry, action: string, nested: () 
     case 'updateMultiple':
     case 'updateMultipleAlias':
       return checked((body, errors) => {
-        if (!isRecord(body)) return;
+        // without the bulk key the write answers a 400 naming it (decision 19)
+        if (!isRecord(body) || !Array.isArray(body[model])) return;
         checkEnvelope(body, [model], errors);
         // a bulk update takes no nested parts: relation keys are refused by name by the write
         checkRecords(body[model], recordShape(entry, nested(), null), `${model}.`, errors);
       });
     case 'deleteById':
       return checked((body, errors) => {
-        if (isRecord(body)) checkEnvelope(body, ['ids'], errors);
+        if (isRecord(body) && Array.isArray(body.ids)) checkEnvelope(body, ['ids'], errors);
       });
     default:
       return null;
