@@ -26,6 +26,9 @@ export function relationBodyCheck(config: ResolvedRelation, action: string): Bod
   const records = (body: unknown, errors: FieldErrors): void => {
     const key = dataKeyOf(body);
     if (key === null) {
+      // a configuration declaring its dataKey answers a body without it with a 400 naming it (decision 67)
+      // (a single update takes the body itself then)
+      if (config.dataKeyDeclared && isRecord(body) && action !== 'update') return;
       if (Array.isArray(body)) return checkRecords(body, record, `${config.dataKeys[0]}.`, errors);
       return checkRecord(body, record, '', errors);
     }
@@ -42,9 +45,10 @@ export function relationBodyCheck(config: ResolvedRelation, action: string): Bod
     if (Array.isArray(body)) return checkLinks(body, link, pivot, `${config.dataKeys[0]}.`, errors);
     if (!isRecord(body)) return;
     if (single && (key === null || !isRecord(body[key]))) return checkRecord(body, link, '', errors);
-    checkEnvelope(body, single ? [...config.dataKeys, ...scenario] : idKeys, errors);
     const found = key ?? idKeys.find((k) => Object.prototype.hasOwnProperty.call(body, k) && k !== '_scenario');
+    // no key the route reads its ids from (`{}`, a misspelled dataKey): the write's 400 names the dataKey
     if (found === undefined) return;
+    checkEnvelope(body, single ? [...config.dataKeys, ...scenario] : idKeys, errors);
     if (single) checkRecord(body[found], link, '', errors);
     else checkLinks(body[found], link, pivot, `${found}.`, errors);
   };
@@ -63,7 +67,8 @@ export function relationBodyCheck(config: ResolvedRelation, action: string): Bod
     case 'destroyMany':
     case 'detachMany':
       return checked((body, _params, errors) => {
-        if (isRecord(body)) checkEnvelope(body, idKeys, errors);
+        // without an id list the write answers a 400 naming the forms it takes (decision 49)
+        if (isRecord(body) && idKeys.some((k) => Array.isArray(body[k]))) checkEnvelope(body, idKeys, errors);
       });
     case 'attach':
     case 'updatePivot':
