@@ -12,10 +12,17 @@ function scenarioOf(input: RouteInput): string | null {
   return raw;
 }
 
-const isBulk = (input: RouteInput): boolean => (scenarioOf(input) ?? '').includes('bulk');
+/** Decision 50: a collection route offers its bulk scenario (and store its single one); any other `_scenario` is a 400 naming them. */
+function scenarioIn(input: RouteInput, offered: readonly string[]): string | null {
+  const scenario = scenarioOf(input);
+  if (scenario !== null && !offered.includes(scenario)) throw new BadRequestError(`Unknown _scenario "${scenario}" for this route; use ${offered.join(' or ')}.`, '_scenario');
+  return scenario;
+}
+
+const isBulk = (input: RouteInput): boolean => scenarioIn(input, ['create', 'bulk_create']) === 'bulk_create';
 
 function requireBulk(input: RouteInput, scenario: string, what: string): void {
-  if (!isBulk(input)) throw new BadRequestError(`${what} acts on several records: send _scenario=${scenario} (single records use /{related_id}).`, '_scenario');
+  if (scenarioIn(input, [scenario]) === null) throw new BadRequestError(`${what} acts on several records: send _scenario=${scenario} (single records use /{related_id}).`, '_scenario');
 }
 
 const ATTACH_SCENARIOS = ['attach', 'bulk_attach', 'sync', 'toggle'] as const;

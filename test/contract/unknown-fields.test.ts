@@ -164,6 +164,10 @@ forEachDriver('unknown body fields', (ctx) => {
       expectError(await req().post(`${API}/products`).send({ name: 'X', sku: sku(), price: 1, _scenario: 'bulk_create' }), 400, 'bad_request', /_scenario/);
       expectError(await req().put(`${API}/products/${product.id}/reviews/${review.id}`).send({ rating: 4, _scenario: 'bulk_update' }), 400, 'bad_request', /_scenario/);
       expectError(await req().put(`${API}/products/${product.id}/tags/${tag.id}/pivot?_scenario=bulk_update_pivot`).send({ position: 2 }), 400, 'bad_request', /_scenario/);
+      // a scenario of another route is not this route's: 400 naming the ones it offers
+      expectError(await req().post(`${API}/products/${product.id}/reviews?_scenario=bulk_delete`).send({ reviews: [{ rating: 1 }] }), 400, 'bad_request', /bulk_create/);
+      expectError(await req().delete(`${API}/products/${product.id}/reviews`).send({ _scenario: 'sync', ids: [review.id] }), 400, 'bad_request', /bulk_delete/);
+      expectError(await req().post(`${API}/products/${product.id}/tags/attach?_scenario=bulk_update`).send({ tags: [tag.id] }), 400, 'bad_request', /_scenario/);
       await unchanged();
       const bulk = await req().post(`${API}/products/${product.id}/reviews`).send({ _scenario: 'bulk_create', reviews: [{ rating: 1 }, { rating: 2 }] });
       expect(bulk.status, bulk.text).to.equal(201);
