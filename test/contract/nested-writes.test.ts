@@ -191,6 +191,9 @@ forEachDriver('nested writes', (ctx) => {
     it('bulk updates take no nested parts: a 400 naming the path, nothing written', async () => {
       const res = await req().patch(`${API}/products/batch`).send({ product: [{ id: product.id, name: 'Changed', tags: [] }] });
       expectError(res, 400, 'bad_request', /product\.0\.tags/);
+      // whatever the relation key holds (decision 75's shapes are those of POST and PUT/PATCH)
+      expectError(await req().patch(`${API}/products/batch`).send({ product: [{ id: product.id, name: 'Changed', reviews: 7 }] }), 400, 'bad_request', /product\.0\.reviews/);
+      expectError(await req().patch(`${API}/products/batch`).send({ product: [{ id: product.id, name: 'Changed', category: null }] }), 400, 'bad_request', /product\.0\.category/);
       expect((await ctx.fetch('products', product.id)).name).to.equal('Parent');
       expect(ids(await tagsOf(product))).to.deep.equal(ids([tags[0], tags[1]]));
     });

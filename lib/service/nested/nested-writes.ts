@@ -9,7 +9,7 @@ import type { BulkWriteResult, ResourceService, WriteResult, WriteScope } from '
 import type { FieldErrors } from '../validate-input';
 import { checkNestedAccess, prepareNested, type PreparedOps } from './check-nested';
 import { resolveNested, type NestedRelation } from './nested-config';
-import { hasNested, parseNestedItem, type NestedBudget, type NestedItem } from './parse-nested';
+import { hasNested, namesRelation, parseNestedItem, type NestedBudget, type NestedItem } from './parse-nested';
 import { runNested, type NestedWritten } from './run-nested';
 
 /**
@@ -76,13 +76,15 @@ export class NestedWrites {
     return this.answer(result, outcome!, ctx) as Promise<WriteResult>;
   }
 
-  /** Bulk updates take no nested parts (decision 58 names POST and PUT/PATCH of one record): a 400 naming the first. */
+  /** Bulk updates take no nested parts (decision 58 names POST and PUT/PATCH of one record): a 400 naming the first relation key, whatever it holds. */
   refuseInBulkUpdate(items: unknown[], key: string): never {
-    const budget = this.budget();
+    const info = this.parent.entry.info;
     items.forEach((item, i) => {
-      const errors: FieldErrors = {};
-      const parsed = parseNestedItem(item, this.parent.entry.info, this.relations, 'update', `${key}.${i}.`, errors, budget);
-      if (parsed.nested.length > 0) throw new BadRequestError(`"${parsed.nested[0].path}": nested writes are taken by POST /${this.parent.entry.declaration.name} and PUT/PATCH /${this.parent.entry.declaration.name}/{id}, not by bulk updates.`, parsed.nested[0].path);
+      const relation = item !== null && typeof item === 'object' ? Object.keys(item).find((k) => namesRelation(info, k)) : undefined;
+      if (relation === undefined) return;
+      const path = `${key}.${i}.${relation}`;
+      if (!this.relations.has(relation)) throw new BadRequestError(`Relation "${path}" of ${info.name} does not accept nested writes.`, path);
+      throw new BadRequestError(`"${path}": nested writes are taken by POST /${this.parent.entry.declaration.name} and PUT/PATCH /${this.parent.entry.declaration.name}/{id}, not by bulk updates.`, path);
     });
     throw new Error('refuseInBulkUpdate: no nested part found');
   }
