@@ -141,6 +141,12 @@ forEachDriver('unknown body fields', (ctx) => {
       expectUnknown(await req().post(`${base}/attach?_scenario=bulk_attach`).send({ tags: [other.id], also: [] }), 'also');
       expectUnknown(await req().put(`${base}/${tag.id}/pivot`).send({ position: 3, colour: 'red' }), 'colour');
       await unchanged();
+      // decision 75 on the relation route too: id and tag_id naming different records is a 422
+      const clash = await req().post(`${base}/attach`).send({ id: tag.id, tag_id: other.id });
+      expect(expectError(clash, 422, 'validation_error', /different/).errors).to.have.all.keys('tag_id');
+      const clashing = await req().post(`${base}/attach?_scenario=bulk_attach`).send({ tags: [{ id: tag.id, tag_id: other.id }] });
+      expect(expectError(clashing, 422, 'validation_error').errors).to.have.all.keys('tags.0');
+      await unchanged();
       // note is a pivot column the routes do not write: ignored without error (spec)
       const noted = await req().put(`${base}/${tag.id}/pivot`).send({ position: 3, note: 'n' });
       expect(noted.status, noted.text).to.equal(200);
