@@ -58,8 +58,7 @@ function placeholderId(parent: ResourceService): Id {
 
 const isScalar = (raw: unknown): boolean => typeof raw === 'string' || typeof raw === 'number';
 
-const parseId = (related: ResourceService, raw: unknown): Id | null =>
-  typeof raw === 'string' || typeof raw === 'number' ? related.database.parseId(related.name, String(raw)) : null;
+const parseId = (related: ResourceService, raw: unknown): Id | null => (isScalar(raw) ? related.database.parseId(related.name, String(raw)) : null);
 
 /**
  * Every nested part checked by its own resource's rules (fillable, field write policy, values,

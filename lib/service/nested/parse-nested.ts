@@ -110,7 +110,7 @@ function parseOps(relation: NestedRelation, value: unknown, mode: 'create' | 'up
   const pivot = relation.pivot!;
   const links = (raw: unknown, where: string) => {
     const items = counted(raw, where);
-    oneLevel(relation, items, where);
+    items.forEach((item, i) => isObject(item) && oneLevel(relation, item, `${where}.${i}`));
     return readPivotInput(items, pivot, relation.writablePivot, where);
   };
   if (Array.isArray(value)) {
@@ -147,13 +147,10 @@ function ids(values: unknown[], path: string, errors: FieldErrors): Array<{ rawI
   });
 }
 
-/** Decision 58: a link names a record; a relation of the related record in it is a second level, a 400 naming it. */
-function oneLevel(relation: NestedRelation, items: unknown[], where: string): void {
+/** Decision 58: one level deep: a relation of the related record in a nested record or link item is a 400 naming it. */
+function oneLevel(relation: NestedRelation, raw: Record<string, unknown>, at: string): void {
   const info = relation.related.entry.info;
-  items.forEach((raw, i) => {
-    if (!isObject(raw)) return;
-    for (const key of Object.keys(raw)) if (namesRelation(info, key)) throw new BadRequestError(`Nested writes go one level deep: "${where}.${i}.${key}" cannot be written with the ${relation.name}.`, `${where}.${i}.${key}`);
-  });
+  for (const key of Object.keys(raw)) if (namesRelation(info, key)) throw new BadRequestError(`Nested writes go one level deep: "${at}.${key}" cannot be written with the ${relation.name}.`, `${at}.${key}`);
 }
 
 /**
@@ -161,16 +158,13 @@ function oneLevel(relation: NestedRelation, items: unknown[], where: string): vo
  * (the server sets it: 422) nor a relation of their own (one level deep: 400); an update's id is a scalar id.
  */
 function records(relation: NestedRelation, values: unknown[], path: string, withId: boolean, errors: FieldErrors): NestedRecord[] {
-  const info = relation.related.entry.info;
   return values.map((raw, i) => {
     const at = `${path}.${i}`;
     if (!isObject(raw)) {
       addError(errors, at, 'Each record must be a JSON object.');
       return { raw: {}, path: at };
     }
-    for (const key of Object.keys(raw)) {
-      if (namesRelation(info, key)) throw new BadRequestError(`Nested writes go one level deep: "${at}.${key}" cannot be written with the ${relation.name}.`, `${at}.${key}`);
-    }
+    oneLevel(relation, raw, at);
     if (Object.prototype.hasOwnProperty.call(raw, relation.foreignKey)) addError(errors, `${at}.${relation.foreignKey}`, `The ${relation.foreignKey} field is set by the server.`);
     if (withId && (raw.id === undefined || raw.id === null || raw.id === '')) addError(errors, `${at}.id`, 'The id field is required.');
     else if (withId && !isScalarId(raw.id)) addError(errors, `${at}.id`, 'The id must be a string or a number.');
