@@ -250,6 +250,21 @@ forEachDriver('nested writes', (ctx) => {
       expect(await ctx.count('reviews')).to.equal(1001);
     });
 
+    it('the limit is configurable (REST_MAX_NESTED_RECORDS, config maxNestedRecords)', async () => {
+      const small = await ctx.exampleAppWith({ config: { maxNestedRecords: 2 } });
+      try {
+        const { default: supertest } = await import('supertest');
+        const post = (body: object) => supertest(small.app).post(`${API}/products`).set('Authorization', `Bearer ${small.info.adminToken}`).send(body);
+        const refused = await post({ name: 'X', sku: sku(), price: 1, reviews: [{ rating: 1 }], tags: [tags[1].id, tags[2].id] });
+        expect(String(expectError(refused, 422, 'validation_error').message)).to.match(/at most 2 nested records/);
+        await unchanged();
+        const taken = await post({ name: 'X', sku: sku(), price: 1, reviews: [{ rating: 1 }], tags: [tags[1].id] });
+        expect(taken.status, taken.text).to.equal(200);
+      } finally {
+        await small.close();
+      }
+    });
+
     it('a relation key whose value is not the shape of decision 58 is a 422 naming the path (never silently ignored)', async () => {
       const cases: Array<[Record<string, unknown>, string, 'post' | 'put']> = [
         [{ tags: 5 }, 'tags', 'post'],
