@@ -26,6 +26,8 @@ export interface RestConfig {
   maxRelationDepth: number;
   /** REST_MAX_LOADED_RECORDS: most related records the eager loads of one answer may hold, counted at every depth (more is a 400). */
   maxLoadedRecords: number;
+  /** REST_MAX_NESTED_RECORDS: most nested items (records, ids, links) one write request may hold (decision 75; more is a 422). */
+  maxNestedRecords: number;
   /** REST_VALIDATE_COLUMNS: check field names against the model. */
   validateColumns: boolean;
   /** REST_STRICT_COLUMNS: unknown select/orderby columns are a 400 (else dropped). */
@@ -66,6 +68,7 @@ export function configFromEnv(overrides: Partial<RestConfig> = {}): RestConfig {
     maxTreeNodes: envInt('REST_MAX_TREE_NODES', 50_000),
     maxRelationDepth: envInt('REST_MAX_RELATION_DEPTH', 3),
     maxLoadedRecords: envInt('REST_MAX_LOADED_RECORDS', 10_000),
+    maxNestedRecords: envInt('REST_MAX_NESTED_RECORDS', 1000),
     requestTimeoutMs: envInt('REST_REQUEST_TIMEOUT_MS', 60_000),
     validateColumns: envBool('REST_VALIDATE_COLUMNS', true),
     strictColumns: envBool('REST_STRICT_COLUMNS', true),

@@ -63,6 +63,11 @@ export interface ResourceDeclaration<M = unknown> extends ModelDeclaration<M> {
    * pivot columns a nested link may write (default: every pivot column the relation declares).
    */
   nestedWrites?: Array<string | NestedWriteDeclaration>;
+  /**
+   * Decision 77: a write body's key that is no field of the model, no relation the route takes and
+   * no envelope key is a 422 `unknown_field` (`'refuse'`, the default); `'ignore'` drops such keys silently.
+   */
+  unknownFields?: 'refuse' | 'ignore';
 }
 
 /** One relation opted in to nested writes, with the pivot columns its links may write. */

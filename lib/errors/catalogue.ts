@@ -12,6 +12,7 @@ export const ERROR_STATUS = {
   foreign_key_violation: 409,
   payload_too_large: 413,
   validation_error: 422,
+  unknown_field: 422,
   too_many_requests: 429,
   not_null_violation: 422,
   internal_error: 500,

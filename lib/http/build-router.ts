@@ -31,6 +31,8 @@ function handler(route: RouteDefinition, options: RouterOptions): RequestHandler
     try {
       // parsed from the URL and checked against what the route accepts (query/read-params.ts)
       const params = readParams(req, accepted, read);
+      // a write body's keys, checked whole before any of the route's work (decisions 50, 77)
+      route.checkBody?.(withoutAppParams(req.body, accepted), params);
       // the request deadline (armed in `run`) answers for a slow route; the work goes on to its
       // end behind it, so what it commits is still followed by the cache bump below
       result = await route.handler({ req, res, ctx, params });
@@ -52,6 +54,13 @@ function handler(route: RouteDefinition, options: RouterOptions): RequestHandler
     else if (result.json !== undefined) res.type('application/json').send(result.json);
     else res.json(serialize(result.body));
   };
+}
+
+/** A body without the application's own parameters (`allowParams`): a body may carry them (decision 1), the library ignores them. */
+function withoutAppParams(body: unknown, accepted: AcceptedParams | null): unknown {
+  if (!accepted || accepted.app.size === 0 || body === null || typeof body !== 'object' || Array.isArray(body)) return body;
+  if (!Object.keys(body).some((key) => accepted.app.has(key))) return body;
+  return Object.fromEntries(Object.entries(body).filter(([key]) => !accepted.app.has(key)));
 }
 
 /** True once the request's deadline answered for it. */

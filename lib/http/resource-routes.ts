@@ -93,6 +93,7 @@ export function resourceRoutes(service: ResourceService, options: ResourceRouteO
   }
   return specs.map((spec) => ({
     ...spec,
+    checkBody: service.bodyCheck(spec.action) ?? undefined,
     name: `${resource}.${spec.action}`,
     resource,
     model: service.name,

@@ -65,6 +65,11 @@ export interface RouteDefinition {
   summary: string;
   /** The query parameters the route accepts, when its action is not in lib/query/route-params.ts (decision 64). */
   params?: readonly string[];
+  /**
+   * Checks a write body's keys before the handler runs (decisions 50, 77): throws a 400 or a 422
+   * `unknown_field`; pure, no database call. Absent: the body is not checked (reads, single deletes).
+   */
+  checkBody?: (body: unknown, params: RequestParams) => void;
   handler(input: RouteInput): Promise<unknown>;
 }
 

@@ -1,5 +1,6 @@
 import { BadRequestError } from '../errors';
 import { Reply, type HttpMethod, type RouteAccess, type RouteDefinition, type RouteInput } from '../http/routes';
+import { relationBodyCheck } from './relation-body-keys';
 import { PartialSuccess } from './relation-errors';
 import type { ParentRef, RelationService } from './relation-service';
 
@@ -11,10 +12,17 @@ function scenarioOf(input: RouteInput): string | null {
   return raw;
 }
 
-const isBulk = (input: RouteInput): boolean => (scenarioOf(input) ?? '').includes('bulk');
+/** Decision 50: a collection route offers its bulk scenario (and store its single one); any other `_scenario` is a 400 naming them. */
+function scenarioIn(input: RouteInput, offered: readonly string[]): string | null {
+  const scenario = scenarioOf(input);
+  if (scenario !== null && !offered.includes(scenario)) throw new BadRequestError(`Unknown _scenario "${scenario}" for this route; use ${offered.join(' or ')}.`, '_scenario');
+  return scenario;
+}
+
+const isBulk = (input: RouteInput): boolean => scenarioIn(input, ['create', 'bulk_create']) === 'bulk_create';
 
 function requireBulk(input: RouteInput, scenario: string, what: string): void {
-  if (!isBulk(input)) throw new BadRequestError(`${what} acts on several records: send _scenario=${scenario} (single records use /{related_id}).`, '_scenario');
+  if (scenarioIn(input, [scenario]) === null) throw new BadRequestError(`${what} acts on several records: send _scenario=${scenario} (single records use /{related_id}).`, '_scenario');
 }
 
 const ATTACH_SCENARIOS = ['attach', 'bulk_attach', 'sync', 'toggle'] as const;
@@ -140,6 +148,7 @@ export function relationRoutes(service: RelationService, form: { kind: 'explicit
     permissions: spec.needs.map(([who, verb]) => `${who === 'related' ? relatedResource : parentResource}.${verb}`),
     answers: 'json' as const,
     summary: spec.summary,
+    checkBody: relationBodyCheck(config, spec.action) ?? undefined,
     handler: async (input: RouteInput) => statusOf(await spec.handler(input, form.kind === 'explicit' ? { kind: 'explicit', rawId: String(input.req.params.parent_id) } : { kind: 'implicit' })),
   }));
 }

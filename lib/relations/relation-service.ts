@@ -117,6 +117,8 @@ export class RelationService extends RelationRecords {
     const obj = plainObject(this.body.wrapped(body) ?? {}, 'The request body');
     const rawId = obj[pivot.relatedKey] ?? obj.id;
     if (typeof rawId !== 'string' && typeof rawId !== 'number') throw new ValidationError({ [pivot.relatedKey]: [`The ${pivot.relatedKey} field is required and must be an id.`] });
+    // decision 75: `id` and the related key naming different records is an error, never one silently taken
+    if (obj.id !== undefined && obj.id !== null && String(obj.id) !== String(rawId)) throw new ValidationError({ [pivot.relatedKey]: [`The id and ${pivot.relatedKey} name different records; send one of them.`] });
     return [{ rawId, values: readPivotObject(obj, pivot, this.config.writablePivot, 'The request body'), path: pivot.relatedKey }];
   }
 

@@ -17,6 +17,10 @@ export function checkDeclarationShape(decl: ResourceDeclaration): void {
   if (typeof decl.MODEL !== 'string' || decl.MODEL === '') throw new DeclarationError(who, 'MODEL', 'give the model identifier, e.g. MODEL: "product".');
   if (!decl.model) throw new DeclarationError(who, 'model', 'pass the mongoose model or Sequelize model class.');
   if (!Array.isArray(decl.fillable)) throw new DeclarationError(who, 'fillable', 'list the writable fields, e.g. fillable: ["name"] (an empty list for a read-only resource).');
+  // a typo must never switch the refusal of unknown body fields off (decision 77)
+  if (decl.unknownFields !== undefined && decl.unknownFields !== 'refuse' && decl.unknownFields !== 'ignore') {
+    throw new DeclarationError(who, 'unknownFields', `"${String(decl.unknownFields)}" is not a choice; use "refuse" (the default: unknown body fields are a 422) or "ignore".`);
+  }
   const grantable = checkGrantableRoles(decl.grantableRoles);
   if (grantable) throw new DeclarationError(who, 'grantableRoles', grantable);
   for (const [name, rel] of Object.entries(decl.relations ?? {})) {

@@ -16,6 +16,9 @@ function referenceRelations(entry: ResourceEntry, registry: Registry): RelationI
   return relations.filter((rel) => rel.kind === 'belongsTo' && registry.has(rel.target));
 }
 
+/** Decision 78: the message of a reference to a record that does not exist. */
+const missing = (rel: RelationInfo): string => `The ${rel.target} named by ${rel.foreignKey} does not exist.`;
+
 /** The ids each belongsTo relation's records refer to, with the indexes of the items naming each. */
 export type WantedReferences = Map<RelationInfo, Map<Id, number[]>>;
 
@@ -39,7 +42,8 @@ export function normalizeReferences(entry: ResourceEntry, registry: Registry, it
       if (anyErrors && errors[pathOf(index, rel.foreignKey)]) continue; // already refused by the schema; one message is enough
       const id = typeof raw === 'string' || typeof raw === 'number' ? target.driver.parseId(target.info.name, String(raw)) : null;
       if (id === null) {
-        addError(errors, pathOf(index, rel.foreignKey), `The selected ${rel.foreignKey} is invalid.`);
+        // decision 78: an id of no record of the target (malformed included) names a record that does not exist
+        addError(errors, pathOf(index, rel.foreignKey), typeof raw === 'string' || typeof raw === 'number' ? missing(rel) : `The ${rel.foreignKey} must be an id.`);
         continue;
       }
       item[rel.foreignKey] = id;
@@ -64,7 +68,7 @@ export async function checkWanted(registry: Registry, wanted: WantedReferences, 
     const existing = new Set(await target.driver.existingIds(target.info.name, [...ids.keys()], tx));
     for (const [id, indexes] of ids) {
       if (existing.has(id) && !(inserted?.model === rel.target && inserted.ids.has(id))) continue;
-      for (const index of indexes) addError(errors, pathOf(index, rel.foreignKey), `The selected ${rel.foreignKey} is invalid.`);
+      for (const index of indexes) addError(errors, pathOf(index, rel.foreignKey), missing(rel));
     }
   }
 }

@@ -63,9 +63,13 @@ export function readPivotInput(raw: unknown, pivot: PivotInfo, allowed: readonly
       if (isId(item)) entries.push({ rawId: item, values: {}, path });
       else if (item !== null && typeof item === 'object' && !Array.isArray(item)) {
         const obj = item as Record<string, unknown>;
-        const id = obj[pivot.relatedKey] ?? obj.id;
-        if (!isId(id)) addError(errors, `${path}.${pivot.relatedKey}`, `The ${pivot.relatedKey} field is required and must be an id.`);
-        else entries.push({ rawId: id, values: pivotValues(obj, pivot, allowed, path, errors), path });
+        // decision 75: the record is named by `id` or by the related key; both naming different records is an error
+        const sent = (k: string) => obj[k] !== undefined && obj[k] !== null;
+        const key = sent(pivot.relatedKey) || !sent('id') ? pivot.relatedKey : 'id';
+        const named = obj[key];
+        if (!isId(named)) addError(errors, `${path}.${key}`, `The ${key} field is required and must be an id.`);
+        else if (key !== 'id' && sent('id') && String(obj.id) !== String(named)) addError(errors, path, `The id and ${pivot.relatedKey} name different records; send one of them.`);
+        else entries.push({ rawId: named, values: pivotValues(obj, pivot, allowed, path, errors), path });
       } else addError(errors, path, `Each item must be an id or an object with ${pivot.relatedKey}.`);
     });
   } else if (raw !== null && typeof raw === 'object') {

@@ -1,3 +1,4 @@
+import type { NestedKeys } from './body-keys';
 /** The shapes ResourceService takes and answers (re-exported by resource-service.ts). */
 import type { YupLikeSchema } from '../resource/yup-like';
 import type { Id, Row, Transaction } from '../driver';
@@ -65,6 +66,8 @@ export interface BulkWriteResult {
 
 /** The nested writes of a resource (lib/service/nested/nested-writes.ts), as its create and update paths use them. */
 export interface NestedWriter {
+  /** The relations opted in, by body key (decision 58). */
+  readonly relations: ReadonlyMap<string, NestedKeys>;
   /** Whether these items carry nested relations this resource opted in to. */
   applies(items: unknown[], scope: WriteScope): boolean;
   store(items: unknown[], many: boolean, ctx: RequestContext): Promise<WriteResult | BulkWriteResult>;

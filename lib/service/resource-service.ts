@@ -3,6 +3,7 @@ import type { Id, Row, Transaction } from '../driver';
 import { BadRequestError, MissingIdsError, NotFoundError, ValidationError } from '../errors';
 import { modelsTouchedByDelete } from '../resource/references';
 import { runHook } from './hooks';
+import { resourceBodyCheck, type BodyCheck } from './resource-body-keys';
 import type { NestedWriter } from './resource-service-types';
 import { byIdsQuery, inIdOrder } from './read-by-ids';
 import { readIdList } from './read-body';
@@ -22,6 +23,11 @@ export class ResourceService extends ResourceWrites {
   /** Hands the resource its nested writes (`nestedWrites`, lib/service/nested), made by the API at start-up. */
   enableNestedWrites(nested: NestedWriter): void {
     this.nested = nested;
+  }
+
+  /** The check of a resource route's body keys (decisions 50, 77), by the route's action; null: its body is not read. */
+  bodyCheck(action: string): BodyCheck | null {
+    return resourceBodyCheck(this.entry, action, () => this.nested?.relations ?? null);
   }
 
   async destroy(rawId: string, ctx: RequestContext, scope: WriteScope = {}): Promise<WriteResult> {

@@ -191,20 +191,137 @@ forEachDriver('nested writes', (ctx) => {
     it('bulk updates take no nested parts: a 400 naming the path, nothing written', async () => {
       const res = await req().patch(`${API}/products/batch`).send({ product: [{ id: product.id, name: 'Changed', tags: [] }] });
       expectError(res, 400, 'bad_request', /product\.0\.tags/);
+      // whatever the relation key holds (decision 75's shapes are those of POST and PUT/PATCH)
+      expectError(await req().patch(`${API}/products/batch`).send({ product: [{ id: product.id, name: 'Changed', reviews: 7 }] }), 400, 'bad_request', /product\.0\.reviews/);
+      expectError(await req().patch(`${API}/products/batch`).send({ product: [{ id: product.id, name: 'Changed', category: null }] }), 400, 'bad_request', /product\.0\.category/);
       expect((await ctx.fetch('products', product.id)).name).to.equal('Parent');
       expect(ids(await tagsOf(product))).to.deep.equal(ids([tags[0], tags[1]]));
     });
 
     it('shape errors: one-to-many takes {create, update, delete}; a foreign key in an update is a 422', async () => {
-      expectError(await put(product, { reviews: [{ rating: 5 }] }), 400, 'bad_request', /reviews/);
-      expectError(await put(product, { reviews: { replace: [] } }), 400, 'bad_request', /reviews\.replace/);
-      expectError(await put(product, { tags: { sync: [], attach: [] } }), 400, 'bad_request', /sync/);
+      // decision 75: a value that is not the shape of decision 58 is a 422 naming the path
+      expect(expectError(await put(product, { reviews: [{ rating: 5 }] }), 422, 'validation_error', /reviews/).errors).to.have.all.keys('reviews');
+      expect(expectError(await put(product, { reviews: { replace: [] } }), 422, 'validation_error').errors).to.have.all.keys('reviews.replace');
+      expect(expectError(await put(product, { tags: { sync: [], attach: [] } }), 422, 'validation_error', /sync/).errors).to.have.all.keys('tags');
       expectError(await put(product, { reviews: { update: [{ id: reviews[0].id, rating: 5 }], delete: [reviews[0].id] } }), 400, 'bad_request', /more than once in "reviews"/);
       const fk = await put(product, { reviews: { update: [{ id: reviews[0].id, product_id: product.id }] } });
       expect(expectError(fk, 422, 'validation_error').errors).to.have.all.keys('reviews.update.0.product_id');
       const invalid = await put(product, { reviews: { update: [{ id: reviews[0].id, rating: 0 }], create: [{ rating: 6 }] } });
       expect(expectError(invalid, 422, 'validation_error').errors).to.have.all.keys('reviews.update.0.rating', 'reviews.create.0.rating');
       expect((await reviewsOf(product)).map((r) => r.rating).sort()).to.deep.equal([1, 2, 3]);
+    });
+  });
+
+  describe('checked whole before anything is written (decision 75)', () => {
+    let product: Rec;
+    let review: Rec;
+
+    beforeEach(async () => {
+      product = await ctx.product({ name: 'Parent' });
+      review = await ctx.create('reviews', { product_id: product.id, rating: 1 });
+      await ctx.attach(product, tags[0], { position: 1 });
+    });
+
+    const unchanged = async () => {
+      expect((await ctx.fetch('products', product.id)).name).to.equal('Parent');
+      expect(await ctx.count('products')).to.equal(1);
+      expect(await ctx.count('reviews')).to.equal(1);
+      expect((await ctx.fetch('reviews', review.id)).rating).to.equal(1);
+      expect(ids(await tagsOf(product))).to.deep.equal(ids([tags[0]]));
+    };
+
+    it('more than REST_MAX_NESTED_RECORDS (1,000) nested items is a 422 naming the relation and the limit, before any is read; counted over relations and bulk items', async () => {
+      const many = Array.from({ length: 1001 }, () => ({ rating: 5 }));
+      const one = await req().post(`${API}/products`).send({ name: 'X', sku: sku(), price: 1, reviews: many });
+      const body = expectError(one, 422, 'validation_error', /1000/);
+      expect(body.errors).to.have.all.keys('reviews');
+      expect(String((body.errors as Record<string, string[]>).reviews[0])).to.match(/1000/).and.match(/reviews/);
+      // 600 reviews and 401 tag ids: together past the limit, named where it is crossed
+      const mixed = await req().post(`${API}/products`).send({ name: 'X', sku: sku(), price: 1, reviews: many.slice(0, 600), tags: Array.from({ length: 401 }, () => tags[1].id) });
+      expect(expectError(mixed, 422, 'validation_error').errors).to.have.all.keys('tags');
+      const bulk = await req().post(`${API}/products`).send({ product: [{ name: 'A', sku: sku(), price: 1, reviews: many.slice(0, 500) }, { name: 'B', sku: sku(), price: 1, reviews: many.slice(0, 501) }] });
+      expect(expectError(bulk, 422, 'validation_error').errors).to.have.all.keys('product.1.reviews');
+      const update = await put(product, { reviews: { create: many.slice(0, 1000), delete: [review.id] } });
+      expect(expectError(update, 422, 'validation_error').errors).to.have.all.keys('reviews');
+      await unchanged();
+      // exactly the limit is written
+      const limit = await req().post(`${API}/products`).send({ name: 'Y', sku: sku(), price: 1, reviews: many.slice(0, 1000) });
+      expect(limit.status, limit.text).to.equal(200);
+      expect(await ctx.count('reviews')).to.equal(1001);
+    });
+
+    it('the limit is configurable (REST_MAX_NESTED_RECORDS, config maxNestedRecords)', async () => {
+      const small = await ctx.exampleAppWith({ config: { maxNestedRecords: 2 } });
+      try {
+        const { default: supertest } = await import('supertest');
+        const post = (body: object) => supertest(small.app).post(`${API}/products`).set('Authorization', `Bearer ${small.info.adminToken}`).send(body);
+        const refused = await post({ name: 'X', sku: sku(), price: 1, reviews: [{ rating: 1 }], tags: [tags[1].id, tags[2].id] });
+        expect(String(expectError(refused, 422, 'validation_error').message)).to.match(/at most 2 nested records/);
+        await unchanged();
+        const taken = await post({ name: 'X', sku: sku(), price: 1, reviews: [{ rating: 1 }], tags: [tags[1].id] });
+        expect(taken.status, taken.text).to.equal(200);
+      } finally {
+        await small.close();
+      }
+    });
+
+    it('a relation key whose value is not the shape of decision 58 is a 422 naming the path (never silently ignored)', async () => {
+      const cases: Array<[Record<string, unknown>, string, 'post' | 'put']> = [
+        [{ tags: 5 }, 'tags', 'post'],
+        [{ reviews: 7 }, 'reviews', 'post'],
+        [{ reviews: null }, 'reviews', 'post'],
+        [{ tags: { attach: [] } }, 'tags', 'post'],
+        [{ tags: 5 }, 'tags', 'put'],
+        [{ reviews: 7 }, 'reviews', 'put'],
+        [{ reviews: { delete: 3 } }, 'reviews.delete', 'put'],
+        [{ tags: { detach: 'x' } }, 'tags.detach', 'put'],
+      ];
+      for (const [part, key, method] of cases) {
+        const res = method === 'post' ? await req().post(`${API}/products`).send({ name: 'X', sku: sku(), price: 1, ...part }) : await put(product, { name: 'Changed', ...part });
+        expect(expectError(res, 422, 'validation_error').errors, JSON.stringify(part)).to.have.all.keys(key);
+      }
+      await unchanged();
+    });
+
+    it('an object or an array as a nested id is a 422 naming its path, never a 404 showing [object Object]', async () => {
+      const res = await put(product, { name: 'Changed', reviews: { update: [{ id: { $ne: null }, rating: 5 }], delete: [[review.id]] }, tags: { detach: [{ id: tags[0].id }] } });
+      const body = expectError(res, 422, 'validation_error');
+      expect(body.errors).to.have.all.keys('reviews.update.0.id', 'reviews.delete.0', 'tags.detach.0');
+      expect(res.text).not.to.include('[object Object]');
+      const link = await req().post(`${API}/products`).send({ name: 'X', sku: sku(), price: 1, tags: [{ id: { a: 1 } }, [tags[0].id]] });
+      expect(expectError(link, 422, 'validation_error').errors).to.have.all.keys('tags.0.id', 'tags.1');
+      await unchanged();
+    });
+
+    it('a many-to-many item names its record by id or by tag_id; both with different values is a 422 naming the item', async () => {
+      const clash = await put(product, { name: 'Changed', tags: [{ id: tags[1].id, tag_id: tags[2].id }] });
+      expect(expectError(clash, 422, 'validation_error').errors).to.have.all.keys('tags.0');
+      await unchanged();
+      const byKey = await put(product, { tags: [{ tag_id: tags[1].id, position: 4 }, { id: tags[2].id, tag_id: tags[2].id }] });
+      expect(byKey.status, byKey.text).to.equal(200);
+      expect(ids(await tagsOf(product))).to.deep.equal(ids([tags[1], tags[2]]));
+    });
+
+    it('a link item carrying a second level is a 400 naming it (decision 58), nothing written', async () => {
+      const res = await put(product, { name: 'Changed', tags: [{ id: tags[1].id, products: [{ name: 'P' }] }] });
+      expectError(res, 400, 'bad_request', /tags\.0\.products/);
+      const created = await req().post(`${API}/products`).send({ name: 'X', sku: sku(), price: 1, tags: [{ id: tags[1].id, products: [] }] });
+      expectError(created, 400, 'bad_request', /tags\.0\.products/);
+      await unchanged();
+    });
+
+    it('a reference to a record that does not exist is a 422 saying so (decision 78): a nested tag id, a category_id, a nested review\'s user_id', async () => {
+      const absentTag = await ctx.absentId('tags');
+      const tag = await put(product, { tags: [absentTag] });
+      const tagErrors = expectError(tag, 422, 'validation_error').errors as Record<string, string[]>;
+      expect(tagErrors['tags.0'][0]).to.match(/does not exist/);
+      const absentCategory = await ctx.absentId('categories');
+      const category = await req().post(`${API}/products`).send({ name: 'X', sku: sku(), price: 1, category_id: absentCategory });
+      expect((expectError(category, 422, 'validation_error').errors as Record<string, string[]>).category_id[0]).to.match(/does not exist/);
+      const absentUser = await ctx.absentId('users');
+      const user = await put(product, { reviews: { create: [{ rating: 2, user_id: absentUser }] } });
+      expect((expectError(user, 422, 'validation_error').errors as Record<string, string[]>)['reviews.create.0.user_id'][0]).to.match(/does not exist/);
+      await unchanged();
     });
   });
 

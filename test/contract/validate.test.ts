@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { expectValidation, forEachDriver } from '../support/contract-app';
+import { expectError, expectValidation, forEachDriver } from '../support/contract-app';
 
 /** POST /{resource}/validate: a dry run of store's validation; never writes. */
 forEachDriver('validate', (ctx) => {
@@ -57,9 +57,10 @@ forEachDriver('validate', (ctx) => {
     expectValidation(await validate('users', { name: 'No email' }), 'email');
   });
 
-  it('fields outside fillable do not fail validation', async () => {
-    const res = await validate('tags', { name: ctx.unique('t'), whatever: true });
+  it('known fields outside fillable do not fail validation; a key that is no field is a 422 unknown_field (decision 77)', async () => {
+    const res = await validate('tags', { name: ctx.unique('t'), id: 5, created_at: '2001-01-01T00:00:00.000000Z' });
     expect(res.status, res.text).to.equal(200);
     expect(res.body).to.deep.equal({ success: true });
+    expect(expectError(await validate('tags', { name: ctx.unique('t'), whatever: true }), 422, 'unknown_field').errors).to.have.all.keys('whatever');
   });
 });

@@ -51,6 +51,16 @@ describe('allowParams, app routes beside the API, api.notFound()', function () {
     expect(refused.body.message).to.include('Unknown parameter "sig"').and.include('token.');
   });
 
+  it('a write body may carry the app\'s own parameters (decision 1); any other key that is no field is a 422 unknown_field (decision 77)', async () => {
+    const stored = await request(app).post('/api/notes').send({ title: 'c', token: 't', sig: 's' });
+    expect(stored.status, stored.text).to.equal(200);
+    const refused = await request(app).post('/api/labels').send({ name: 'y', sig: 's' });
+    expect(refused.status, refused.text).to.equal(422);
+    expect(refused.body.type).to.equal('unknown_field');
+    expect(refused.body.errors).to.have.all.keys('sig');
+    expect((await request(app).delete(`/api/notes/${stored.body.model.id}`)).status).to.equal(200);
+  });
+
   it('bracket notation works with the app\'s query parser switched off', async () => {
     const res = await request(app).get('/api/notes?oper%5Bor%5D%5B0%5D=status%7C%3D%7Cdone&select[]=title');
     expect(res.status, res.text).to.equal(200);

@@ -56,8 +56,9 @@ function placeholderId(parent: ResourceService): Id {
   return parent.entry.info.idType === 'integer' ? 1 : '000000000000000000000000';
 }
 
-const parseId = (related: ResourceService, raw: unknown): Id | null =>
-  typeof raw === 'string' || typeof raw === 'number' ? related.database.parseId(related.name, String(raw)) : null;
+const isScalar = (raw: unknown): boolean => typeof raw === 'string' || typeof raw === 'number';
+
+const parseId = (related: ResourceService, raw: unknown): Id | null => (isScalar(raw) ? related.database.parseId(related.name, String(raw)) : null);
 
 /**
  * Every nested part checked by its own resource's rules (fillable, field write policy, values,
@@ -90,10 +91,8 @@ export async function prepareNested(parent: ResourceService, items: NestedItem[]
       if (seen.has(String(n.id))) throw new BadRequestError(`The id ${String(n.rawId)} appears more than once in "${p.ops.path}".`, p.ops.path);
       seen.add(String(n.id));
     }
-    for (const l of [...p.attach, ...(p.sync ?? []), ...p.detach]) if (l.id === null) addError(errors, l.path, `The selected ${l.path} is invalid.`);
-    p.delete.forEach((d, i) => {
-      if (typeof d.rawId !== 'string' && typeof d.rawId !== 'number') addError(errors, `${p.ops.path}.delete.${i}`, 'The id must be a string or a number.');
-    });
+    // an id that is no id of the related model names no record (one that is no scalar was refused when parsed)
+    for (const l of [...p.attach, ...(p.sync ?? []), ...p.detach]) if (l.id === null && isScalar(l.rawId)) addError(errors, l.path, `The ${p.ops.relation.related.entry.info.name} named by ${l.path} does not exist.`);
   }
   const byRelation = new Map<NestedRelation, PreparedOps[]>();
   for (const p of prepared) if (p.ops.relation.kind === 'oneToMany') byRelation.set(p.ops.relation, [...(byRelation.get(p.ops.relation) ?? []), p]);

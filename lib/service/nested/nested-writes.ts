@@ -9,7 +9,7 @@ import type { BulkWriteResult, ResourceService, WriteResult, WriteScope } from '
 import type { FieldErrors } from '../validate-input';
 import { checkNestedAccess, prepareNested, type PreparedOps } from './check-nested';
 import { resolveNested, type NestedRelation } from './nested-config';
-import { hasNested, parseNestedItem, type NestedItem } from './parse-nested';
+import { hasNested, namesRelation, parseNestedItem, type NestedBudget, type NestedItem } from './parse-nested';
 import { runNested, type NestedWritten } from './run-nested';
 
 /**
@@ -39,7 +39,8 @@ export class NestedWrites {
   async store(items: unknown[], many: boolean, ctx: RequestContext): Promise<WriteResult | BulkWriteResult> {
     const prefix = (i: number) => (many ? `${this.parent.name}.${i}.` : '');
     const errors: FieldErrors = {};
-    const parsed = items.map((item, i) => parseNestedItem(item, this.parent.entry.info, this.relations, 'create', prefix(i), errors));
+    const budget = this.budget();
+    const parsed = items.map((item, i) => parseNestedItem(item, this.parent.entry.info, this.relations, 'create', prefix(i), errors, budget));
     const attributes = parsed.map((p) => p.attributes);
     const prepared = await this.check(parsed, null, ctx, errors, () => this.parent.prepare(attributes, 'create', prefix, ctx));
     let outcome: Outcome | null = null;
@@ -54,7 +55,7 @@ export class NestedWrites {
   /** POST /validate with nested parts: every check of a store (rights, each part's rules), nothing written. */
   async validate(body: unknown, ctx: RequestContext): Promise<{ success: true }> {
     const errors: FieldErrors = {};
-    const parsed = parseNestedItem(plainObject(body ?? {}, 'The request body'), this.parent.entry.info, this.relations, 'create', '', errors);
+    const parsed = parseNestedItem(plainObject(body ?? {}, 'The request body'), this.parent.entry.info, this.relations, 'create', '', errors, this.budget());
     await this.check([parsed], null, ctx, errors, () => this.parent.prepare([parsed.attributes], 'create', () => '', ctx), false);
     await this.parent.prepare([parsed.attributes], 'create', () => '', ctx);
     return { success: true };
@@ -63,7 +64,7 @@ export class NestedWrites {
   /** PUT/PATCH with nested parts: the parent's update, then its records and links in the same transaction. */
   async update(rawId: string, body: unknown, ctx: RequestContext): Promise<WriteResult> {
     const errors: FieldErrors = {};
-    const parsed = parseNestedItem(plainObject(body ?? {}, 'The request body'), this.parent.entry.info, this.relations, 'update', '', errors);
+    const parsed = parseNestedItem(plainObject(body ?? {}, 'The request body'), this.parent.entry.info, this.relations, 'update', '', errors, this.budget());
     const id = this.parent.database.parseId(this.parent.name, rawId);
     const prepared = await this.check([parsed], id, ctx, errors, () => this.parent.prepare([parsed.attributes], 'update', () => '', ctx));
     let outcome: Outcome | null = null;
@@ -75,14 +76,22 @@ export class NestedWrites {
     return this.answer(result, outcome!, ctx) as Promise<WriteResult>;
   }
 
-  /** Bulk updates take no nested parts (decision 58 names POST and PUT/PATCH of one record): a 400 naming the first. */
+  /** Bulk updates take no nested parts (decision 58 names POST and PUT/PATCH of one record): a 400 naming the first relation key, whatever it holds. */
   refuseInBulkUpdate(items: unknown[], key: string): never {
+    const info = this.parent.entry.info;
     items.forEach((item, i) => {
-      const errors: FieldErrors = {};
-      const parsed = parseNestedItem(item, this.parent.entry.info, this.relations, 'update', `${key}.${i}.`, errors);
-      if (parsed.nested.length > 0) throw new BadRequestError(`"${parsed.nested[0].path}": nested writes are taken by POST /${this.parent.entry.declaration.name} and PUT/PATCH /${this.parent.entry.declaration.name}/{id}, not by bulk updates.`, parsed.nested[0].path);
+      const relation = item !== null && typeof item === 'object' ? Object.keys(item).find((k) => namesRelation(info, k)) : undefined;
+      if (relation === undefined) return;
+      const path = `${key}.${i}.${relation}`;
+      if (!this.relations.has(relation)) throw new BadRequestError(`Relation "${path}" of ${info.name} does not accept nested writes.`, path);
+      throw new BadRequestError(`"${path}": nested writes are taken by POST /${this.parent.entry.declaration.name} and PUT/PATCH /${this.parent.entry.declaration.name}/{id}, not by bulk updates.`, path);
     });
     throw new Error('refuseInBulkUpdate: no nested part found');
+  }
+
+  /** Decision 75: the request's count of nested items, against REST_MAX_NESTED_RECORDS. */
+  private budget(): NestedBudget {
+    return { max: this.parent.config.maxNestedRecords, used: 0 };
   }
 
   /** Rights first (403 before any 422), then every part's checks; with an error, the parent's own errors join them. */

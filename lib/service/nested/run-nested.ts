@@ -104,7 +104,7 @@ async function runLinks(parent: ResourceService, group: PreparedOps[], parentIds
   const wanted = [...new Set(linking.flatMap((l) => (l.id === null ? [] : [l.id])))];
   const visible = new Set((await related.visibleIds(wanted, ctx, tx)).map(String));
   const errors: FieldErrors = {};
-  for (const l of linking) if (l.id === null || !visible.has(String(l.id))) addError(errors, l.path, `The selected ${l.path} is invalid.`);
+  for (const l of linking) if (l.id === null || !visible.has(String(l.id))) addError(errors, l.path, `The ${related.entry.info.name} named by ${l.path} does not exist.`);
   if (Object.keys(errors).length > 0) throw new ValidationError(errors);
   const toAttach: PivotRow[] = [];
   const toUpdate: PivotRow[] = [];

@@ -19,9 +19,9 @@ const relations = new Map<string, NestedRelation>([
   ['tags', { name: 'tags', kind: 'manyToMany', relation: product.relations.tags, related: service(model('tag', ['name'], [])), foreignKey: 'product_id', pivot, writablePivot: ['position', 'note'] }],
 ]);
 
-function parse(body: unknown, mode: 'create' | 'update', prefix = '') {
+function parse(body: unknown, mode: 'create' | 'update', prefix = '', max = 1000) {
   const errors: FieldErrors = {};
-  const item = parseNestedItem(body, product, relations, mode, prefix, errors);
+  const item = parseNestedItem(body, product, relations, mode, prefix, errors, { max, used: 0 });
   return { item, errors };
 }
 
@@ -59,21 +59,62 @@ describe('parse-nested: a body item -> the parent attributes and its nested part
 
   const refused: Array<[string, unknown, 'create' | 'update', RegExp]> = [
     ['a relation not opted in', { category: { name: 'c' } }, 'create', /"category".*nestedWrites: reviews, tags/],
+    ['a relation not opted in, whatever its value', { category: 3 }, 'create', /"category"/],
     ['nesting deeper than one level', { reviews: [{ rating: 1, user: { name: 'u' } }] }, 'create', /one level deep: "reviews\.0\.user"/],
-    ['an unknown operation', { reviews: { replace: [] } }, 'update', /reviews\.replace/],
-    ['an array for a one-to-many update', { reviews: [] }, 'update', /reviews/],
-    ['sync with attach', { tags: { sync: [], attach: [] } }, 'update', /sync replaces/],
-    ['an object for a many-to-many create', { tags: { attach: [] } }, 'create', /tags/],
+    ['a link carrying a second level', { tags: [{ id: 1, products: [] }] }, 'create', /one level deep: "tags\.0\.products"/],
   ];
+  const tagInfo = relations.get('tags')!.related.entry.info;
+  tagInfo.relations.products = rel('products', 'belongsToMany', 'product', 'tag_id', pivot);
   for (const [what, body, mode, message] of refused) {
     it(`400 naming it: ${what}`, () => {
       expect(() => parse(body, mode)).to.throw(BadRequestError, message);
     });
   }
 
-  it('a link without an id is a 422 at its path; a scalar under a relation name is no nested write', () => {
+  // decision 75: a value that is not the shape of decision 58 is a 422 naming the path
+  const shapes: Array<[string, unknown, 'create' | 'update', string]> = [
+    ['a number for a one-to-many', { reviews: 7 }, 'create', 'reviews'],
+    ['a number for a many-to-many', { tags: 5 }, 'create', 'tags'],
+    ['null for a many-to-many update', { tags: null }, 'update', 'tags'],
+    ['an unknown operation', { reviews: { replace: [] } }, 'update', 'reviews.replace'],
+    ['an array for a one-to-many update', { reviews: [] }, 'update', 'reviews'],
+    ['a number for the deletes', { reviews: { delete: 3 } }, 'update', 'reviews.delete'],
+    ['sync with attach', { tags: { sync: [], attach: [] } }, 'update', 'tags'],
+    ['an object for a many-to-many create', { tags: { attach: [] } }, 'create', 'tags'],
+  ];
+  for (const [what, body, mode, key] of shapes) {
+    it(`422 naming the path: ${what}`, () => {
+      let error: unknown = null;
+      try {
+        parse(body, mode);
+      } catch (e) {
+        error = e;
+      }
+      expect(error).to.be.instanceOf(ValidationError);
+      expect(Object.keys((error as ValidationError).errors)).to.deep.equal([key]);
+    });
+  }
+
+  it('ids that are no scalar ids are 422s naming their path (never echoed as ids)', () => {
+    const { errors } = parse({ reviews: { update: [{ id: { $ne: null }, rating: 1 }], delete: [[1], 2] }, tags: { detach: [{ a: 1 }] } }, 'update');
+    expect(Object.keys(errors).sort()).to.deep.equal(['reviews.delete.0', 'reviews.update.0.id', 'tags.detach.0']);
+  });
+
+  it('a link naming its record by id and tag_id: the same value is one record, different values a 422 naming the item', () => {
+    expect(parse({ tags: [{ id: 3, tag_id: '3' }] }, 'create').item.nested[0].attach.map((e) => String(e.rawId))).to.deep.equal(['3']);
+    expect(() => parse({ tags: [{ id: 3, tag_id: 4 }] }, 'create')).to.throw(ValidationError, /tags\.0|different/);
+  });
+
+  it('more than REST_MAX_NESTED_RECORDS items in one request is a 422 naming the relation and the limit, counted over every relation and item', () => {
+    expect(() => parse({ reviews: [{ rating: 1 }, { rating: 2 }], tags: [1, 2] }, 'create', '', 3)).to.throw(ValidationError, /at most 3 nested records.*"tags"/);
+    expect(() => parse({ reviews: { create: [{}, {}], delete: [1, 2] } }, 'update', '', 3)).to.throw(ValidationError, /at most 3/);
+    expect(parse({ reviews: [{ rating: 1 }], tags: [1, 2] }, 'create', '', 3).errors).to.deep.equal({});
+  });
+
+  it('a link without an id is a 422 at its path; any value under a relation name is a nested write', () => {
     expect(() => parse({ tags: [{ position: 1 }] }, 'create')).to.throw(ValidationError);
-    expect(hasNested(product, { name: 'x', category: 3 })).to.equal(false);
+    expect(hasNested(product, { name: 'x', category: 3 })).to.equal(true);
     expect(hasNested(product, { name: 'x', category: {} })).to.equal(true);
+    expect(hasNested(product, { name: 'x' })).to.equal(false);
   });
 });
