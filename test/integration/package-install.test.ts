@@ -126,7 +126,7 @@ describe('the npm package installed into a fresh app (slow: npm registry install
       // decision 66: the installed command, over HTTP, as the README shows it
       const { stdout } = await run('npx', ['--no-install', 'generic-resource-rest', 'client', '--url', `http://127.0.0.1:${port}/api/openapi.json`, '--out', 'src/api-types.ts'], { cwd: app, ...BIG });
       expect(stdout).to.match(/wrote src\/api-types\.ts: types of 1 resource \(notes\)/);
-      expect(readFileSync(join(app, 'src', 'api-types.ts'), 'utf8')).to.contain('"notes": { record: Note; create: NoteCreate; update: NoteUpdate };');
+      expect(readFileSync(join(app, 'src', 'api-types.ts'), 'utf8')).to.contain('  "notes": {\n    record: Note;\n    create: NoteCreate;\n    update: NoteUpdate;');
     } finally {
       child.kill();
     }
