@@ -11,7 +11,7 @@ export interface SqlBackend {
   database: string;
   /** `postgresql://host:port/db`, without credentials. */
   location: string;
-  /** Empties the five tables and the pivot and restarts their id sequences. */
+  /** Empties the six tables and the pivot and restarts their id sequences. */
   reset(): Promise<void>;
   /** Asks the server (readiness). */
   ping(): Promise<void>;
@@ -34,7 +34,7 @@ export async function openSqlBackend(uri: string): Promise<SqlBackend> {
     const models = defineSqlModels(sequelize);
     await sequelize.sync();
     const database = databaseFromUri(uri) ?? 'postgres';
-    const tables = [PIVOT_TABLE, 'reviews', 'products', 'categories', 'tags', 'users'];
+    const tables = [PIVOT_TABLE, 'reviews', 'orders', 'products', 'categories', 'tags', 'users'];
     return {
       driver: 'sql',
       models,

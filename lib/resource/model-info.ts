@@ -81,6 +81,8 @@ export interface ModelInfo {
   owner: string | null;
   /** The soft-delete field (deletion time) of a soft-deletable resource, else null. */
   softDelete: string | null;
+  /** The version field the library maintains (decision 81), else null. */
+  versionField?: string | null;
   timestamps: boolean;
 }
 

@@ -57,10 +57,12 @@ export class Registry implements Catalog {
         name: decl.MODEL,
         softDelete,
         // the deletion time is written by destroy and restore only, never from a body
-        fillable: decl.fillable.filter((f) => !['id', 'created_at', 'updated_at'].includes(f) && f !== softDelete),
+        // the version field (decision 81) is the library's: never written from a body either
+        fillable: decl.fillable.filter((f) => !['id', 'created_at', 'updated_at'].includes(f) && f !== softDelete && f !== decl.versionField),
         fieldsByRole: decl.fieldsByRole ?? {},
         hierarchyField: decl.HIERARCHY_FIELD_ID ?? null,
         owner: decl.owner ?? null,
+        versionField: decl.versionField ?? null,
       };
       this.entries.set(decl.MODEL, { declaration: decl, info, driver });
     }
