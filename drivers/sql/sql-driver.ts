@@ -203,15 +203,16 @@ export class SqlDriver extends ConnectionDriver<Sequelize> implements Driver, Js
 
   async update(model: string, items: UpdateItem[], tx: Transaction, guard?: UpdateGuard): Promise<number> {
     if (items.length === 0) return 0;
-    const key = this.requireCatalog().model(model).key;
-    return (await this.run(compileUpdate(this.table(model), key, items, guard), this.tx(tx))).length;
+    const { key, versionField } = this.requireCatalog().model(model);
+    return (await this.run(compileUpdate(this.table(model), key, items, guard, [key], versionField ?? null), this.tx(tx))).length;
   }
 
   /** One UPDATE ... RETURNING the read's columns: the changed rows without reading them back. */
   async updateRows(model: string, items: UpdateItem[], tx: Transaction, read: ListQuery, all = false): Promise<Row[]> {
     if (items.length === 0) return [];
     const fields = selectFields(new CompileContext(this.requireCatalog(), this.tables), model, read.select, []);
-    const update = compileUpdate(this.table(model), this.requireCatalog().model(model).key, items, undefined, fields);
+    const { key, versionField } = this.requireCatalog().model(model);
+    const update = compileUpdate(this.table(model), key, items, undefined, fields, versionField ?? null);
     const target = this.tx(tx);
     const rows = await this.run(all ? allOrNone(update, items.length) : update, target).catch((error: unknown) => {
       if (all && isShortfall(error)) return []; // nothing written

@@ -39,6 +39,12 @@ export interface Transaction {
 export interface UpdateItem {
   id: Id;
   changes: Record<string, unknown>;
+  /**
+   * Decision 81: the version the caller read. The row is written only while its version field
+   * still holds it (compared inside the write, never read first); a row that does not is left
+   * untouched and not counted. -1 never matches (a weak or malformed tag).
+   */
+  expected?: number;
 }
 
 /** Only rows whose `field` is null (`isNull`) or not null are updated: soft delete and restore, race-free. */
@@ -199,8 +205,10 @@ export interface Driver {
   updateRows?(model: string, items: UpdateItem[], tx: Transaction, read: ListQuery, allOrNone?: boolean): Promise<Row[]>;
 
   /**
-   * Apply changes to existing records (bulk, one statement); updated_at is set by the driver.
-   * Returns how many records were updated (with a guard, those that still passed it).
+   * Apply changes to existing records (bulk, one statement); updated_at is set by the driver, and
+   * the model's version field (decision 81) is incremented on each record written. Returns how
+   * many records were updated (with a guard, those that still passed it; with preconditions
+   * (`expected`), `items.length` when every one held, else fewer: the caller rolls back).
    */
   update(model: string, items: UpdateItem[], tx: Transaction, guard?: UpdateGuard): Promise<number>;
 

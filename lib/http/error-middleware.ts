@@ -36,6 +36,7 @@ export function errorMiddleware(log: Loggers, unavailability?: Unavailability): 
       }
       // unavailable or too slow: a client may come back, a little later
       if (err.status === 503) res.set('Retry-After', '2');
+      res.set(err.headers());
       res.status(err.status).json({ message: err.message, type: err.type, status: err.status, ...err.body() });
       return;
     }

@@ -31,6 +31,8 @@ export interface WriteScope {
   /** Prefix of error keys in bulk bodies (default the MODEL: `product.1.name`). */
   itemKey?: string;
   within?: (tx: Transaction, ids: Id[]) => Promise<void>;
+  /** The request's `If-Match` header, for a PUT, PATCH or DELETE of one record (decision 81). */
+  ifMatch?: string;
 }
 
 /** `record` (the request's own copy) with the server-set values over it. */

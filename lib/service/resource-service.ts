@@ -9,6 +9,7 @@ import { readIdList } from './read-body';
 import type { RequestContext } from './request-context';
 import { addError, type FieldErrors } from './validate-input';
 import type { WriteScope, WriteResult } from './resource-service-types';
+import { expectedOf, readIfMatch, staleRecord } from './versions';
 
 export type { BulkWriteResult, PlannedList, PlannedShow, WriteResult, WriteRules, WriteScope } from './resource-service-types';
 
@@ -26,6 +27,7 @@ export class ResourceService extends ResourceWrites {
 
   async destroy(rawId: string, ctx: RequestContext, scope: WriteScope = {}): Promise<WriteResult> {
     const id = this.parseIdOr404(rawId, scope);
+    const expected = expectedOf(readIfMatch(this.entry, scope.ifMatch));
     await this.hooks.beforeDelete?.([id], ctx);
     this.logQuery('destroy', { id });
     const row = await this.db(() =>
@@ -33,6 +35,8 @@ export class ResourceService extends ResourceWrites {
         const [found] = await this.read([id], { select: null, relations: [] }, ctx, tx, scope.narrow);
         if (!found) throw scope.notFound?.([rawId]) ?? this.notFound(rawId);
         await this.assertOwned([id], 'delete', ctx, tx);
+        // decision 81: If-Match compared by a write of the record (no change, its version in the condition)
+        if (expected !== undefined && (await this.database.update(this.name, [{ id, changes: {}, expected }], tx)) < 1) throw staleRecord(this.entry, found);
         await scope.within?.(tx, [id]);
         // soft-deletable: the record stays, with its deletion time, and is answered so (decision 51)
         if (this.entry.info.softDelete) {
