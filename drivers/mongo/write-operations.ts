@@ -54,7 +54,7 @@ export async function updateRecords(ctx: WriteContext, model: string, items: Upd
 
 
 /** Locks what `records` reference, then checks it still exists: a foreign key's guarantee, in the caller's transaction. */
-async function lockReferences(ctx: WriteContext, model: string, records: Array<Record<string, unknown>>, tx: Transaction): Promise<void> {
+export async function lockReferences(ctx: WriteContext, model: string, records: Array<Record<string, unknown>>, tx: Transaction): Promise<void> {
   const catalog = ctx.catalog();
   const keys = referencedKeys(catalog, model, records);
   if (keys.length === 0) return;

@@ -8,11 +8,11 @@ import type { StorageInfo } from './model-map';
  * `jsonb`: PostgreSQL then skips converting the whole text first (5 % less time per row).
  */
 
-function tableSql(info: StorageInfo): string {
+export function tableSql(info: StorageInfo): string {
   return info.schema ? `${quoteIdent(info.schema)}.${quoteIdent(info.table)}` : quoteIdent(info.table);
 }
 
-function columnOf(info: StorageInfo, field: string): string {
+export function columnOf(info: StorageInfo, field: string): string {
   return info.columns[field] ?? field;
 }
 
@@ -80,7 +80,7 @@ export function compileInsert(info: StorageInfo, key: string, records: Record<st
  * One UPDATE for every item whatever their changed fields: a field absent from an item's changes
  * keeps its value (CASE on the key's presence in that item's JSON). updated_at = now() truncated to milliseconds, only on a row where a sent value differs from the stored one (decision 67), (what a JS Date holds, so keyset cursors on timestamps compare exactly).
  */
-export function compileUpdate(info: StorageInfo, key: string, items: { id: unknown; changes: Record<string, unknown>; expected?: number }[], guard?: { field: string; isNull: boolean }, returned: string[] = [key], version: string | null = null): SqlStatement {
+export function compileUpdate(info: StorageInfo, key: string, items: { id: unknown; changes: Record<string, unknown>; expected?: number }[], guard?: { field: string; isNull: boolean }, returned: string[] = [key], version: string | null | undefined = null): SqlStatement {
   const managed = MANAGED(info, key);
   if (version) managed.add(version);
   const fields = [...new Set(items.flatMap((i) => Object.keys(i.changes)))].filter((f) => f in info.columns && !managed.has(f));

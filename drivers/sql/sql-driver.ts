@@ -1,5 +1,5 @@
-import { Utils, type Model, type ModelStatic, type Sequelize } from 'sequelize';
-import { DriverFailure, type DatabaseErrorInfo, type DescribedModel, type Driver, type Id, type ListResult, type PivotCapability, type Row, type Transaction, type UpdateGuard, type UpdateItem } from '../../lib/driver';
+import { type Model, type ModelStatic, type Sequelize } from 'sequelize';
+import { DriverFailure, type DatabaseErrorInfo, type DescribedModel, type Driver, type Id, type ListResult, type PivotCapability, type Row, type Transaction, type UpdateGuard, type UpdateItem, type UpsertChunk, type UpsertOutcome } from '../../lib/driver';
 import { createPivots } from './pivot-writes';
 import { lockOrRetry } from './advisory-locks';
 import { compileHierarchyLock, compileHierarchyTryLock } from './compile-tree';
@@ -12,22 +12,21 @@ import { runAggregate } from './run-aggregate';
 import type { AggregateQuery, AggregateResult } from '../../lib/query/aggregate-ast';
 import { selectFields } from './compile-relations';
 import { CompileContext } from './compile-context';
+import { compileUpsert, upsertOutcome } from './compile-upsert';
 import { compileDelete, compileExistingIds, compileInsert, compileUpdate, type InsertDefaults } from './compile-writes';
 import { convertValue } from './convert-value';
-import { attributesOf, describeSequelizeModel } from './describe-model';
+import { attributesOf, describeSequelizeModel, modelDefaults } from './describe-model';
 import type { SqlStatement } from './sql-builder';
 import type { StorageInfo } from './model-map';
 import { translateSqlError } from './translate-error';
 import { runStatement, withLease, type Target, type TxTarget } from './run-statement';
 import { inTransaction, readsCommitted, targetOf, type SqlTransaction } from './sql-transaction';
-
 export type { SqlTransaction } from './sql-transaction';
 import { allOrNone, isShortfall } from './all-or-none';
 import { attachJoins, attachRest, loadJoinedRelations, loadRelations, shapeRow, type LoadBudget, type LoadContext } from './load-relations';
 import type { HiddenFields, JsonPlan, JsonReadOptions, JsonReads, JsonRows } from '../../lib/driver/json-read';
 import { JsonHeadCache, type CompiledJson } from './compile-json';
 import { planJson, runJson } from './read-json';
-
 
 type AnyModel = ModelStatic<Model>;
 
@@ -204,7 +203,7 @@ export class SqlDriver extends ConnectionDriver<Sequelize> implements Driver, Js
   async update(model: string, items: UpdateItem[], tx: Transaction, guard?: UpdateGuard): Promise<number> {
     if (items.length === 0) return 0;
     const { key, versionField } = this.requireCatalog().model(model);
-    return (await this.run(compileUpdate(this.table(model), key, items, guard, [key], versionField ?? null), this.tx(tx))).length;
+    return (await this.run(compileUpdate(this.table(model), key, items, guard, [key], versionField), this.tx(tx))).length;
   }
 
   /** One UPDATE ... RETURNING the read's columns: the changed rows without reading them back. */
@@ -212,13 +211,19 @@ export class SqlDriver extends ConnectionDriver<Sequelize> implements Driver, Js
     if (items.length === 0) return [];
     const fields = selectFields(new CompileContext(this.requireCatalog(), this.tables), model, read.select, []);
     const { key, versionField } = this.requireCatalog().model(model);
-    const update = compileUpdate(this.table(model), key, items, undefined, fields, versionField ?? null);
+    const update = compileUpdate(this.table(model), key, items, undefined, fields, versionField);
     const target = this.tx(tx);
     const rows = await this.run(all ? allOrNone(update, items.length) : update, target).catch((error: unknown) => {
       if (all && isShortfall(error)) return []; // nothing written
       throw error;
     });
     return rows.map((r) => this.shape(model, fields, r));
+  }
+
+  /** Decision 79: one chunk of an upsert in one statement (compile-upsert.ts). */
+  async upsert(model: string, chunk: UpsertChunk, tx: Transaction): Promise<UpsertOutcome> {
+    const statement = compileUpsert(this.table(model), this.requireCatalog().model(model), chunk, this.defaultsOf(model));
+    return upsertOutcome(chunk, await this.run(statement, this.tx(tx)), this.requireCatalog().model(model).key, statement.action);
   }
 
   /** One `DELETE ... RETURNING`: exactly the rows this statement removed (a concurrent delete's rows are not reported). */
@@ -267,13 +272,7 @@ export class SqlDriver extends ConnectionDriver<Sequelize> implements Driver, Js
 
   /** Each attribute's model default (what Sequelize's build would set), made per record. */
   private defaultsOf(model: string): InsertDefaults {
-    const attrs = attributesOf(this.models[model]);
-    const defaults: InsertDefaults = {};
-    for (const [field, attr] of Object.entries(attrs)) {
-      const def = attr.defaultValue;
-      if (def !== undefined) defaults[field] = () => Utils.toDefaultValue(def);
-    }
-    return defaults;
+    return modelDefaults(this.models[model]);
   }
 
   private run(statement: SqlStatement, t: Target): Promise<Record<string, unknown>[]> {

@@ -47,6 +47,29 @@ export interface UpdateItem {
   expected?: number;
 }
 
+/** What an upsert did to one record (decision 79). */
+export type UpsertAction = 'created' | 'updated' | 'unchanged';
+
+/**
+ * The records of one upsert chunk, split by what the service found before writing: `matched`
+ * records (ids in `matchedIds`) give the fields to update, their match keys included; `created`
+ * ones are whole new records (a concurrent request may have created one meanwhile: then the
+ * driver updates it instead).
+ */
+export interface UpsertChunk {
+  keys: string[];
+  matched: Record<string, unknown>[];
+  matchedIds: Id[];
+  created: Record<string, unknown>[];
+}
+
+/** Per record of the chunk, in its order, what was done; and the ids of the `created` ones (null when unknown). */
+export interface UpsertOutcome {
+  matched: UpsertAction[];
+  created: UpsertAction[];
+  createdIds: Array<Id | null>;
+}
+
 /** Only rows whose `field` is null (`isNull`) or not null are updated: soft delete and restore, race-free. */
 export interface UpdateGuard {
   field: string;
@@ -211,6 +234,14 @@ export interface Driver {
    * (`expected`), `items.length` when every one held, else fewer: the caller rolls back).
    */
   update(model: string, items: UpdateItem[], tx: Transaction, guard?: UpdateGuard): Promise<number>;
+
+  /**
+   * Optional (decision 79): one chunk of an upsert as ONE statement (PostgreSQL: INSERT ... ON
+   * CONFLICT ... DO UPDATE) or ONE bulkWrite of upserts (MongoDB), in the caller's transaction.
+   * A matched record is written only where a value it gives differs; the version field moves with
+   * each write. Concurrent upserts of the same new key never fail and never create two records.
+   */
+  upsert?(model: string, chunk: UpsertChunk, tx: Transaction): Promise<UpsertOutcome>;
 
   /**
    * Delete records and return the ids this call really removed (a concurrent delete may have

@@ -23,7 +23,7 @@ export interface TreeReads {
   show(id: string, params: RequestParams, ctx: RequestContext): Promise<unknown>;
 }
 
-type Spec = Pick<RouteDefinition, 'action' | 'method' | 'access' | 'summary' | 'handler'> & { path: string; name?: string };
+type Spec = Pick<RouteDefinition, 'action' | 'method' | 'access' | 'summary' | 'handler' | 'permissions' | 'params'> & { path: string; name?: string };
 
 /**
  * The resource routes of one resource. Fixed segments come before `/:id` so `first`, `batch` and
@@ -65,6 +65,10 @@ export function resourceRoutes(service: ResourceService, options: ResourceRouteO
     },
     { action: 'validate', method: 'post', path: '/validate', access: 'create', summary: 'Validate a record without saving it', handler: ({ req, ctx }) => service.validate(req.body, ctx) },
   ];
+  if ((service.entry.declaration.upsertKeys ?? []).length > 0) {
+    // decision 79: creates and updates, so both rights are needed (403 before anything is written)
+    specs.push({ action: 'upsert', method: 'post', path: '/upsert', access: 'create', summary: 'Create or update records matched by unique fields', permissions: [`${resource}.store`, `${resource}.update`], params: [], handler: async ({ req, ctx }) => own('create', await service.upsert(req.body, ctx)) });
+  }
   if (options.updateMultipleRoutes.includes('batch')) {
     specs.push({ action: 'updateMultiple', method: 'patch', path: '/batch', access: 'update', summary: 'Update several records', handler: async ({ req, ctx }) => own('update', await service.updateMultiple(req.body, ctx)) });
   }

@@ -1,4 +1,5 @@
 import type { Driver } from '../driver';
+import { checkWriteOptions } from './check-write-options';
 import { checkDeclarationFields, checkDeclarationShape } from './check-declaration';
 import { DeclarationError } from '../errors/declaration-error';
 import type { ResourceDeclaration } from '../declaration';
@@ -69,6 +70,7 @@ export class Registry implements Catalog {
     this.checkRelations();
     for (const { declaration, info, driver } of this.entries.values()) {
       checkDeclarationFields(declaration, info, (name) => this.entries.get(name)?.info, driver.pivotColumns?.bind(driver));
+      checkWriteOptions(declaration, info);
     }
     const drivers = new Set([...this.entries.values()].map((e) => e.driver));
     for (const driver of drivers) driver.bind(this);

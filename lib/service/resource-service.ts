@@ -1,4 +1,4 @@
-import { ResourceWrites } from './resource-writes';
+import { ResourceUpserts } from './resource-upserts';
 import type { Id, Row, Transaction } from '../driver';
 import { BadRequestError, MissingIdsError, NotFoundError, ValidationError } from '../errors';
 import { modelsTouchedByDelete } from '../resource/references';
@@ -19,7 +19,7 @@ export type { BulkWriteResult, PlannedList, PlannedShow, WriteResult, WriteRules
  * each write in one transaction with a constant number of driver calls, runs the resource's hooks
  * and turns native database errors into typed ones. Every operation takes the request context.
  */
-export class ResourceService extends ResourceWrites {
+export class ResourceService extends ResourceUpserts {
   /** Hands the resource its nested writes (`nestedWrites`, lib/service/nested), made by the API at start-up. */
   enableNestedWrites(nested: NestedWriter): void {
     this.nested = nested;
