@@ -5,6 +5,7 @@ import { ReadCache } from './cache/read-cache';
 import { cacheSettingsFromEnv } from './cache/settings';
 import { configFromEnv } from './config';
 import { buildRouter, type RouteMiddlewareFactory } from './http/build-router';
+import { idempotencyGate } from './service/idempotency-gate';
 import { apiFront } from './http/api-front';
 import { notFound, unmatchedRoutes } from './http/unmatched-route';
 import { exportRoutes } from './export/export-routes';
@@ -212,7 +213,7 @@ export function createRestApi(options: RestApiOptions = {}): RestApi {
       const allowOf = new Map<string, string[]>();
       for (const [model, registered] of routeOptions) if (registered.allowParams) allowOf.set(registry.entry(model).declaration.name, registered.allowParams);
       const allowParams = (route: { resource: string }) => [...(options.allowParams ?? []), ...(allowOf.get(route.resource) ?? [])];
-      const dispatch = buildRouter(table, [protect, ...middlewares], { beforeRespond: cacheSettings.enabled ? (ctx) => (ctx.touched.size > 0 ? cache.bump(ctx.touched) : undefined) : undefined, deadlineMs: config.requestTimeoutMs, allowParams });
+      const dispatch = buildRouter(table, [protect, ...middlewares], { beforeRespond: cacheSettings.enabled ? (ctx) => (ctx.touched.size > 0 ? cache.bump(ctx.touched) : undefined) : undefined, deadlineMs: config.requestTimeoutMs, allowParams, idempotency: idempotencyGate((model) => services.get(model)) });
       router.use(apiFront({ log, bodyLimit: options.bodyLimit, context: options.context }, dispatch));
       router.use(unconfiguredRelations());
       router.use(unmatchedRoutes(table));

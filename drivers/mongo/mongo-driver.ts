@@ -21,6 +21,7 @@ import { cursorPage } from '../../lib/driver/cursor-page';
 import { connectionOptions, openedConnection, whereOf, type MongoConnectionOptions } from './connection-options';
 import { translateMongoError } from './translate-error';
 import { upsertRecords } from './upsert-writes';
+import { mongoIdempotencyStore } from './idempotency-store';
 import { checkMongoServer, inspectMongoServer, MongoServerRefusedError, type MongoServerFacts } from './server-check';
 import type { Catalog } from '../../lib/resource/model-info';
 
@@ -29,7 +30,6 @@ export interface MongoTransaction extends Transaction {
   /** The session of the work; in a multi-document transaction unless the connection declared `transactions: false`. */
   readonly session: ClientSession;
 }
-
 type AnyModel = Model<unknown>;
 
 /** True for a mongoose Model (a function with a schema, a modelName and a connection). */
@@ -219,8 +219,9 @@ export class MongoDriver extends ConnectionDriver<Connection> implements Driver 
     return updateRecords(this.writes, model, items, tx, guard);
   }
 
-  /** Decision 79: one bulkWrite of upserts per chunk. */
+  /** Decision 79: one bulkWrite of upserts per chunk; decision 80: the Idempotency-Key store. */
   upsert = (model: string, chunk: UpsertChunk, tx: Transaction): Promise<UpsertOutcome> => upsertRecords(this.writes, model, chunk, tx);
+  readonly idempotency = mongoIdempotencyStore(() => this.db());
 
   async delete(model: string, ids: Id[], tx: Transaction): Promise<Id[]> {
     if (ids.length === 0) return [];

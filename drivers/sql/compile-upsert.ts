@@ -99,3 +99,9 @@ export function upsertOutcome(chunk: UpsertChunk, rows: Record<string, unknown>[
     createdIds: created.map((row): Id | null => (row ? Number(row[key]) : null)),
   };
 }
+
+/** Compiles, runs (`run`: on the caller's transaction) and reads the outcome of one chunk. */
+export async function runUpsert(info: StorageInfo, model: Pick<ModelInfo, 'key' | 'versionField'>, chunk: UpsertChunk, defaults: InsertDefaults, run: (statement: SqlStatement) => Promise<Record<string, unknown>[]>): Promise<UpsertOutcome> {
+  const statement = compileUpsert(info, model, chunk, defaults);
+  return upsertOutcome(chunk, await run(statement), model.key, statement.action);
+}

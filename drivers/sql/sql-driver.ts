@@ -12,7 +12,8 @@ import { runAggregate } from './run-aggregate';
 import type { AggregateQuery, AggregateResult } from '../../lib/query/aggregate-ast';
 import { selectFields } from './compile-relations';
 import { CompileContext } from './compile-context';
-import { compileUpsert, upsertOutcome } from './compile-upsert';
+import { runUpsert } from './compile-upsert';
+import { sqlIdempotencyStore } from './idempotency-store';
 import { compileDelete, compileExistingIds, compileInsert, compileUpdate, type InsertDefaults } from './compile-writes';
 import { convertValue } from './convert-value';
 import { attributesOf, describeSequelizeModel, modelDefaults } from './describe-model';
@@ -220,11 +221,9 @@ export class SqlDriver extends ConnectionDriver<Sequelize> implements Driver, Js
     return rows.map((r) => this.shape(model, fields, r));
   }
 
-  /** Decision 79: one chunk of an upsert in one statement (compile-upsert.ts). */
-  async upsert(model: string, chunk: UpsertChunk, tx: Transaction): Promise<UpsertOutcome> {
-    const statement = compileUpsert(this.table(model), this.requireCatalog().model(model), chunk, this.defaultsOf(model));
-    return upsertOutcome(chunk, await this.run(statement, this.tx(tx)), this.requireCatalog().model(model).key, statement.action);
-  }
+  /** Decision 79: one chunk of an upsert in one statement (compile-upsert.ts); decision 80: the Idempotency-Key store. */
+  upsert = (model: string, chunk: UpsertChunk, tx: Transaction): Promise<UpsertOutcome> => runUpsert(this.table(model), this.requireCatalog().model(model), chunk, this.defaultsOf(model), (s) => this.run(s, this.tx(tx)));
+  readonly idempotency = sqlIdempotencyStore((s) => this.run(s, undefined));
 
   /** One `DELETE ... RETURNING`: exactly the rows this statement removed (a concurrent delete's rows are not reported). */
   async delete(model: string, ids: Id[], tx: Transaction): Promise<Id[]> {

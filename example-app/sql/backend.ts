@@ -43,6 +43,8 @@ export async function openSqlBackend(uri: string): Promise<SqlBackend> {
       location: describeLocation(uri, database),
       async reset() {
         await sequelize.query(`TRUNCATE ${tables.map((t) => `"${t}"`).join(', ')} RESTART IDENTITY CASCADE`);
+        // the library's Idempotency-Key store (decision 80): ids restart, so stored keys would name other callers
+        await sequelize.query(`DO $$ BEGIN IF to_regclass('grr_idempotency_keys') IS NOT NULL THEN TRUNCATE "grr_idempotency_keys"; END IF; END $$`);
       },
       async ping() {
         await sequelize.query('SELECT 1');

@@ -70,6 +70,27 @@ export interface UpsertOutcome {
   createdIds: Array<Id | null>;
 }
 
+/** A stored answer of a request made with an Idempotency-Key (decision 80). */
+export interface StoredAnswer {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+}
+
+/** Claiming a key: done, or what is stored under it (no answer yet: the first request still runs). */
+export type ClaimOutcome = { claimed: true } | { claimed: false; fingerprint: string; answer: StoredAnswer | null };
+
+/**
+ * Idempotency keys (decision 80) in a table or collection the driver creates on first use, shared
+ * by every instance on the database. A key is claimed before its request runs; an expired claim,
+ * or one never completed after `staleSeconds`, may be claimed again.
+ */
+export interface IdempotencyCapability {
+  claim(caller: string, key: string, fingerprint: string, ttlSeconds: number, staleSeconds: number): Promise<ClaimOutcome>;
+  complete(caller: string, key: string, answer: StoredAnswer): Promise<void>;
+  release(caller: string, key: string): Promise<void>;
+}
+
 /** Only rows whose `field` is null (`isNull`) or not null are updated: soft delete and restore, race-free. */
 export interface UpdateGuard {
   field: string;
@@ -282,4 +303,5 @@ export interface Driver {
   /** Optional capabilities; a feature that needs one refuses at start-up when it is absent. */
   readonly pivots?: PivotCapability;
   readonly streams?: StreamCapability;
+  readonly idempotency?: IdempotencyCapability;
 }

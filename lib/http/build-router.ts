@@ -8,6 +8,7 @@ import { abortRequest, contextOf } from './request-context-middleware';
 import { Reply, type RouteDefinition, type RouteTable } from './routes';
 import { dropConditionsOnBypass, sendJson } from './send-json';
 import { serialize, toJson } from '../service/serialize';
+import { answerHeaders, holdKey, type HeldKey, type IdempotencyGate } from './idempotency';
 
 /** Middleware a feature puts in front of some routes (permission checks, cache), chosen per route. */
 export type RouteMiddlewareFactory = (route: RouteDefinition) => RequestHandler | null;
@@ -24,22 +25,35 @@ function handler(route: RouteDefinition, options: RouterOptions): RequestHandler
   return async (req: Request, res: Response): Promise<void> => {
     const ctx = contextOf(res);
     let result: unknown;
+    let held: HeldKey | null = null;
     try {
       // parsed from the URL and checked against what the route accepts (query/read-params.ts)
       const params = readParams(req, accepted, read);
-      // the request deadline (armed in `run`) answers for a slow route; the work goes on to its
-      // end behind it, so what it commits is still followed by the cache bump below
-      result = await route.handler({ req, res, ctx, params });
+      // decision 80: a repeated Idempotency-Key answers what the first request answered
+      const key = await holdKey(options.idempotency, route, req, ctx);
+      if (key instanceof Reply) result = key;
+      else {
+        held = key;
+        // the request deadline (armed in `run`) answers for a slow route; the work goes on to its
+        // end behind it, so what it commits is still followed by the cache bump below
+        result = await route.handler({ req, res, ctx, params });
+      }
+    } catch (error) {
+      await held?.release();
+      throw error;
     } finally {
       // also when a hook failed after a commit: what was written is written
       const after = options.beforeRespond?.(ctx);
       if (after) await after;
     }
     if (route.answers === 'stream') return;
+    const json = result instanceof Reply ? result.json : toJson(result);
+    // stored also when the deadline answered already: what was written is written
+    if (held) await held.complete(result instanceof Reply ? result.status : 200, answerHeaders(res, result instanceof Reply ? result.headers : {}), json ?? JSON.stringify(serialize((result as Reply).body)));
     // the deadline answered already (503 timeout): the late result has no one to go to
     if (res.headersSent || deadlinePassed(res)) return;
     if (!(result instanceof Reply)) {
-      sendJson(req, res, toJson(result));
+      sendJson(req, res, json!);
       return;
     }
     res.status(result.status).set(result.headers);
@@ -86,6 +100,8 @@ export interface RouterOptions {
   deadlineMs?: number;
   /** The application's own parameters on a route (`allowParams`): accepted, and ignored by the library. */
   allowParams?: (route: RouteDefinition) => readonly string[];
+  /** Idempotency-Key stores (decision 80), per route. */
+  idempotency?: IdempotencyGate;
 }
 
 /** A route ready to match: its path split into literal segments (lower case) and `:param` names. */

@@ -1,6 +1,6 @@
 import { capabilitiesOf, type DriverCapabilities } from '../driver/capabilities';
 import { hasJsonReads, type JsonReads } from '../driver/json-read';
-import type { Driver, Id, ListResult, PivotCapability, PivotRow, Row, Transaction, UpdateGuard, UpdateItem, UpsertChunk, UpsertOutcome } from '../driver';
+import type { Driver, IdempotencyCapability, Id, ListResult, PivotCapability, PivotRow, Row, Transaction, UpdateGuard, UpdateItem, UpsertChunk, UpsertOutcome } from '../driver';
 import type { ListQuery } from '../query/ast';
 import type { AggregateQuery, AggregateResult } from '../query/aggregate-ast';
 import type { ResourceEntry } from './registry';
@@ -111,6 +111,17 @@ export class Database {
   upsert(model: string, chunk: UpsertChunk, tx: Transaction): Promise<UpsertOutcome> {
     if (!this.driver.upsert) throw new Error(`the ${this.driver.kind} driver cannot upsert`);
     return this.driver.upsert(model, chunk, tx);
+  }
+
+  /** Decision 80: the Idempotency-Key store of this resource's database (null: the driver keeps none); errors translated. */
+  get idempotency(): IdempotencyCapability | null {
+    const store = this.driver.idempotency;
+    if (!store) return null;
+    return {
+      claim: (...args) => this.guarded(() => store.claim(...args)),
+      complete: (...args) => this.guarded(() => store.complete(...args)),
+      release: (...args) => this.guarded(() => store.release(...args)),
+    };
   }
 
   delete(model: string, ids: Id[], tx: Transaction): Promise<Id[]> {
