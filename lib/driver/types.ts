@@ -1,4 +1,6 @@
 import type { DatabaseErrorInfo } from '../errors/database-error';
+import type { IdempotencyCapability, UpsertChunk, UpsertOutcome } from './write-types';
+export type * from './write-types';
 export type { DatabaseErrorInfo, DatabaseErrorType } from '../errors/database-error';
 import type { AggregateQuery, AggregateResult } from '../query/aggregate-ast';
 import type { Filter, ListQuery, RelationLoad, Scalar } from '../query/ast';
@@ -45,50 +47,6 @@ export interface UpdateItem {
    * untouched and not counted. -1 never matches (a weak or malformed tag).
    */
   expected?: number;
-}
-
-/** What an upsert did to one record (decision 79). */
-export type UpsertAction = 'created' | 'updated' | 'unchanged';
-
-/**
- * The records of one upsert chunk, split by what the service found before writing: `matched`
- * records (ids in `matchedIds`) give the fields to update, their match keys included; `created`
- * ones are whole new records (a concurrent request may have created one meanwhile: then the
- * driver updates it instead).
- */
-export interface UpsertChunk {
-  keys: string[];
-  matched: Record<string, unknown>[];
-  matchedIds: Id[];
-  created: Record<string, unknown>[];
-}
-
-/** Per record of the chunk, in its order, what was done; and the ids of the `created` ones (null when unknown). */
-export interface UpsertOutcome {
-  matched: UpsertAction[];
-  created: UpsertAction[];
-  createdIds: Array<Id | null>;
-}
-
-/** A stored answer of a request made with an Idempotency-Key (decision 80). */
-export interface StoredAnswer {
-  status: number;
-  headers: Record<string, string>;
-  body: string;
-}
-
-/** Claiming a key: done, or what is stored under it (no answer yet: the first request still runs). */
-export type ClaimOutcome = { claimed: true } | { claimed: false; fingerprint: string; answer: StoredAnswer | null };
-
-/**
- * Idempotency keys (decision 80) in a table or collection the driver creates on first use, shared
- * by every instance on the database. A key is claimed before its request runs; an expired claim,
- * or one never completed after `staleSeconds`, may be claimed again.
- */
-export interface IdempotencyCapability {
-  claim(caller: string, key: string, fingerprint: string, ttlSeconds: number, staleSeconds: number): Promise<ClaimOutcome>;
-  complete(caller: string, key: string, answer: StoredAnswer): Promise<void>;
-  release(caller: string, key: string): Promise<void>;
 }
 
 /** Only rows whose `field` is null (`isNull`) or not null are updated: soft delete and restore, race-free. */
