@@ -1,5 +1,6 @@
 /** The driver contract's types of decisions 79 and 80: upsert chunks and the Idempotency-Key store. */
-import type { Id } from './types';
+/** A record id (as in types.ts, which re-exports this file: declared here so the two do not import each other). */
+type Id = string | number;
 
 /** What an upsert did to one record (decision 79). */
 export type UpsertAction = 'created' | 'updated' | 'unchanged';
