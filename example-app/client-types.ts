@@ -119,6 +119,39 @@ export interface TagUpdate {
   "name"?: string;
 }
 
+export interface Order {
+  "id": string;
+  "user_id": string;
+  "number": string;
+  "status": string | null;
+  "total": number;
+  "placed_at": string;
+  "notes": string | null;
+  "version": number | null;
+  "created_at": string | null;
+  "updated_at": string | null;
+  /** Loaded with `relations=user` (belongsTo). */
+  "user"?: User | null;
+}
+
+export interface OrderCreate {
+  "user_id": string;
+  "number": string;
+  "status"?: "pending" | "paid" | "shipped" | "cancelled";
+  "total": number;
+  "placed_at": string;
+  "notes"?: string | null;
+}
+
+export interface OrderUpdate {
+  "user_id"?: string;
+  "number"?: string;
+  "status"?: "pending" | "paid" | "shipped" | "cancelled";
+  "total"?: number;
+  "placed_at"?: string;
+  "notes"?: string | null;
+}
+
 export interface User {
   "id": string;
   "name": string;
@@ -152,5 +185,6 @@ export interface Api {
   "products": { record: Product; create: ProductCreate; update: ProductUpdate };
   "reviews": { record: Review; create: ReviewCreate; update: ReviewUpdate };
   "tags": { record: Tag; create: TagCreate; update: TagUpdate };
+  "orders": { record: Order; create: OrderCreate; update: OrderUpdate };
   "users": { record: User; create: UserCreate; update: UserUpdate };
 }

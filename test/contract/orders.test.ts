@@ -151,3 +151,24 @@ forEachDriver('If-Match and versions (orders)', (ctx) => {
     expect(final.version).to.equal(21);
   });
 });
+
+/** The API description documents decisions 79-81: the upsert route, Idempotency-Key, If-Match and their answers. */
+forEachDriver('OpenAPI: upsert, Idempotency-Key, If-Match', (ctx) => {
+  before(() => ctx.reset());
+
+  it('documents the route, the headers and the answers', async () => {
+    const res = await ctx.request().get(`${API}/openapi.json`);
+    expect(res.status).to.equal(200);
+    const paths = res.body.paths as Record<string, Record<string, { parameters: Array<{ name: string; in: string }>; responses: Record<string, { headers?: Record<string, unknown> }> }>>;
+    for (const resource of ['products', 'tags', 'orders']) expect(paths[`/${resource}/upsert`]?.post, resource).to.be.an('object');
+    expect(paths['/categories/upsert']).to.equal(undefined);
+    const names = (op: { parameters: Array<{ name: string }> }) => op.parameters.map((p) => p.name);
+    expect(names(paths['/products'].post)).to.include('Idempotency-Key');
+    expect(names(paths['/orders/{id}'].patch)).to.include.members(['Idempotency-Key', 'If-Match']);
+    expect(names(paths['/orders/{id}'].delete)).to.include('If-Match');
+    expect(names(paths['/products/{id}'].patch)).to.not.include('If-Match');
+    expect(paths['/orders/{id}'].patch.responses).to.have.property('412');
+    expect(paths['/orders/{id}'].get.responses['200'].headers).to.have.property('ETag');
+    expect(paths['/products/upsert'].post.responses['200'].headers).to.have.property('Idempotent-Replayed');
+  });
+});
