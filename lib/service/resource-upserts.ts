@@ -99,7 +99,8 @@ export class ResourceUpserts extends ResourceWrites {
     const { info } = this.entry;
     const ids = matches.flatMap((row) => (row ? [row[info.key] as Id] : []));
     if (ids.length === 0) return;
-    const visible = new Set((await this.db(() => this.visibleIds(ids, ctx))).map(String));
+    // no scope narrows what the caller sees: every match found is visible (no second read)
+    const visible = new Set((this.rootScope(null, ctx) ? await this.db(() => this.visibleIds(ids, ctx)) : ids).map(String));
     const own = this.pipeline.policy.possession(info, 'update', ctx) === 'own' && info.owner ? String(ownerValue(info, ctx)) : null;
     matches.forEach((row, i) => {
       if (!row) return;
