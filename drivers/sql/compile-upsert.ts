@@ -20,7 +20,7 @@ export interface CompiledUpsert extends SqlStatement {
 
 const ACTION = 'grr_action';
 
-export function compileUpsert(info: StorageInfo, model: Pick<ModelInfo, 'key' | 'versionField'>, chunk: UpsertChunk, defaults: InsertDefaults): CompiledUpsert {
+export function compileUpsert(info: StorageInfo, model: Pick<ModelInfo, 'key' | 'versionField'>, chunk: UpsertChunk, defaults: InsertDefaults, fields: string[] = []): CompiledUpsert {
   const { key } = model;
   const version = model.versionField ?? null;
   const { keys, matched, created } = chunk;
@@ -28,7 +28,8 @@ export function compileUpsert(info: StorageInfo, model: Pick<ModelInfo, 'key' | 
   const col = (f: string) => quoteIdent(columnOf(info, f));
   const managed = new Set([key, info.createdAt, info.updatedAt, version, ...keys].filter((f): f is string => !!f));
   const stampNow = "date_trunc('milliseconds', now())";
-  const returned = [...new Set([key, ...keys])].map((k) => `"t".${col(k)} AS ${quoteIdent(k)}`);
+  // the key, the match keys and the read's fields: the written rows without reading them back
+  const returned = [...new Set([key, ...keys, ...fields])].map((k) => `"t".${col(k)} AS ${quoteIdent(k)}`);
 
   // matched records: the fields each gives (CASE on the key's presence in its JSON)
   const updated = [...new Set(matched.flatMap((r) => Object.keys(r)))].filter((f) => f in info.columns && !managed.has(f));
@@ -88,20 +89,23 @@ export function compileUpsert(info: StorageInfo, model: Pick<ModelInfo, 'key' | 
 }
 
 /** Each record's action from the rows the statement answered (by id, or by match keys for new ones; not answered: unchanged). */
-export function upsertOutcome(chunk: UpsertChunk, rows: Record<string, unknown>[], key: string, action: string): UpsertOutcome {
+export function upsertOutcome(chunk: UpsertChunk, rows: Record<string, unknown>[], key: string, action: string, shape?: (raw: Record<string, unknown>) => Record<string, unknown>): UpsertOutcome {
   const keyOf = (record: Record<string, unknown>) => JSON.stringify(chunk.keys.map((k) => String(record[k])));
   const byKeys = new Map(rows.map((row) => [keyOf(row), row]));
   const byId = new Map(rows.map((row) => [String(row[key]), row]));
   const created = chunk.created.map((record) => byKeys.get(keyOf(record)));
+  const matched = chunk.matchedIds.map((id) => byId.get(String(id)));
+  const shaped = (row: Record<string, unknown> | undefined) => (row && shape ? shape(row) : null);
   return {
-    matched: chunk.matchedIds.map((id) => (byId.get(String(id))?.[action] as UpsertAction | undefined) ?? 'unchanged'),
+    matched: matched.map((row) => (row?.[action] as UpsertAction | undefined) ?? 'unchanged'),
     created: created.map((row) => (row?.[action] as UpsertAction | undefined) ?? 'unchanged'),
     createdIds: created.map((row): Id | null => (row ? Number(row[key]) : null)),
+    ...(shape ? { rows: { matched: matched.map(shaped), created: created.map(shaped) } } : {}),
   };
 }
 
-/** Compiles, runs (`run`: on the caller's transaction) and reads the outcome of one chunk. */
-export async function runUpsert(info: StorageInfo, model: Pick<ModelInfo, 'key' | 'versionField'>, chunk: UpsertChunk, defaults: InsertDefaults, run: (statement: SqlStatement) => Promise<Record<string, unknown>[]>): Promise<UpsertOutcome> {
-  const statement = compileUpsert(info, model, chunk, defaults);
-  return upsertOutcome(chunk, await run(statement), model.key, statement.action);
+/** Compiles, runs (`run`: on the caller's transaction) and reads the outcome of one chunk; with `fields`, the written rows shaped by `shape`. */
+export async function runUpsert(info: StorageInfo, model: Pick<ModelInfo, 'key' | 'versionField'>, chunk: UpsertChunk, defaults: InsertDefaults, run: (statement: SqlStatement) => Promise<Record<string, unknown>[]>, fields: string[], shape: (fields: string[], raw: Record<string, unknown>) => Record<string, unknown>): Promise<UpsertOutcome> {
+  const statement = compileUpsert(info, model, chunk, defaults, fields);
+  return upsertOutcome(chunk, await run(statement), model.key, statement.action, chunk.read ? (raw) => shape(fields, raw) : undefined);
 }

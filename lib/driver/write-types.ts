@@ -1,6 +1,7 @@
 /** The driver contract's types of decisions 79 and 80: upsert chunks and the Idempotency-Key store. */
 /** A record id (as in types.ts, which re-exports this file: declared here so the two do not import each other). */
 type Id = string | number;
+type Row = Record<string, unknown>;
 
 /** What an upsert did to one record (decision 79). */
 export type UpsertAction = 'created' | 'updated' | 'unchanged';
@@ -16,6 +17,8 @@ export interface UpsertChunk {
   matched: Record<string, unknown>[];
   matchedIds: Id[];
   created: Record<string, unknown>[];
+  /** Optional: the read of the written records (its select); a driver that can answers them from the write itself. */
+  read?: import('../query/ast').ListQuery;
 }
 
 /** Per record of the chunk, in its order, what was done; and the ids of the `created` ones (null when unknown). */
@@ -23,6 +26,8 @@ export interface UpsertOutcome {
   matched: UpsertAction[];
   created: UpsertAction[];
   createdIds: Array<Id | null>;
+  /** The written records as `read` reads them, when the driver answered them (null: not written, or not answered). */
+  rows?: { matched: Array<Row | null>; created: Array<Row | null> };
 }
 
 /** A stored answer of a request made with an Idempotency-Key (decision 80). */

@@ -68,18 +68,21 @@ export class ResourceUpserts extends ResourceWrites {
     updatedAt.forEach((i, n) => (records[i] = { ...updates[n].changes, ...pick(records[i], keys) }));
     this.logQuery('upsert', { keys, count: records.length });
 
+    const read = narrowColumns({ model: this.name, filter: matchFilter(this.entry, keys, items), select: null, relations: [], order: [{ relations: [], field: info.key, direction: 'asc' }], page: null, limit: null }, this.pipeline.viewOf(ctx));
     const rows = await this.db(() =>
       this.database.transaction(async (tx) => {
+        // the answer: written rows as the statement returned them (a driver that can), unchanged ones as read
+        const answered: Array<Row | null> = records.map((_, i) => (actions[i] === 'unchanged' ? matches[i]! : null));
         const written = records.flatMap((_, i) => (actions[i] === null ? [i] : []));
         for (let from = 0; from < written.length; from += UPSERT_CHUNK) {
           const slice = written.slice(from, from + UPSERT_CHUNK);
           const matched = slice.filter((i) => matches[i]);
           const fresh = slice.filter((i) => !matches[i]);
-          const outcome = await this.database.upsert(this.name, { keys, matched: matched.map((i) => records[i]), matchedIds: matched.map((i) => matches[i]![info.key] as Id), created: fresh.map((i) => records[i]) }, tx);
-          matched.forEach((i, n) => (actions[i] = outcome.matched[n]));
-          fresh.forEach((i, n) => (actions[i] = outcome.created[n]));
+          const outcome = await this.database.upsert(this.name, { keys, matched: matched.map((i) => records[i]), matchedIds: matched.map((i) => matches[i]![info.key] as Id), created: fresh.map((i) => records[i]), read }, tx);
+          matched.forEach((i, n) => ((actions[i] = outcome.matched[n]), (answered[i] = outcome.rows?.matched[n] ?? (outcome.matched[n] === 'unchanged' ? matches[i]! : null))));
+          fresh.forEach((i, n) => ((actions[i] = outcome.created[n]), (answered[i] = outcome.rows?.created[n] ?? null)));
         }
-        const read = narrowColumns({ model: this.name, filter: matchFilter(this.entry, keys, items), select: null, relations: [], order: [{ relations: [], field: info.key, direction: 'asc' }], page: null, limit: null }, this.pipeline.viewOf(ctx));
+        if (answered.every((row) => row !== null)) return this.shape(answered as Row[], read, ctx);
         const after = new Map(this.shape((await this.database.list(read, tx)).rows, read, ctx).map((row) => [tupleOf(keys, row), row]));
         return items.map((item) => after.get(tupleOf(keys, item))!);
       }),

@@ -31,7 +31,8 @@ export class NestedWrites {
 
   /** True for a resource route's body holding a relation key (opted in, or to be refused by name). */
   applies(items: unknown[], scope: WriteScope): boolean {
-    if (Object.keys(scope).length > 0) return false;
+    // a scoped write (a relation route's) never nests; If-Match alone does not scope a write
+    if (Object.keys(scope).some((key) => key !== 'ifMatch')) return false;
     return items.some((item) => hasNested(this.parent.entry.info, item));
   }
 
