@@ -41,7 +41,7 @@ export function compileUpsert(info: StorageInfo, model: Pick<ModelInfo, 'key' | 
   if (sets.length === 0) sets.push(`${col(key)} = "t".${col(key)}`);
   const joined = `"t".${col(key)} = ("m"."r").${col(key)}`;
   const update =
-    `"m" AS (SELECT "e"."j", jsonb_populate_record(NULL::${table}, "e"."j") AS "r" FROM jsonb_array_elements($1::jsonb) AS "e"("j")), ` +
+    `"m" AS MATERIALIZED (SELECT "e"."j", jsonb_populate_record(NULL::${table}, "e"."j") AS "r" FROM jsonb_array_elements($1::jsonb) AS "e"("j")), ` +
     `"u" AS (UPDATE ${table} AS "t" SET ${sets.join(', ')} FROM "m" WHERE ${joined} AND (${differs.length ? differs.join(' OR ') : 'FALSE'}) ` +
     `RETURNING ${returned.join(', ')}, 'updated' AS ${quoteIdent(ACTION)})`;
 
