@@ -3,3 +3,4 @@ export { FilterBuilder, toOper, type FilterNode, type OperatorFor, type ValueFor
 export { generateTypes } from './generate-types';
 export type { AggregateFunctions, AggregateItem, AggregateOptions, GroupField, NumericField, OrderedField } from './aggregate';
 export { changes, SseParser, type ChangeMessage, type ChangesOptions, type ChangesConnection } from './changes';
+export { upsert, updateIfMatch, type UpsertAnswer, type UpsertAction, type WriteHeaders } from './writes';
