@@ -71,7 +71,7 @@ export interface NestedWriter {
   applies(items: unknown[], scope: WriteScope): boolean;
   store(items: unknown[], many: boolean, ctx: RequestContext): Promise<WriteResult | BulkWriteResult>;
   validate(body: unknown, ctx: RequestContext): Promise<{ success: true }>;
-  update(rawId: string, body: unknown, ctx: RequestContext): Promise<WriteResult>;
+  update(rawId: string, body: unknown, ctx: RequestContext, ifMatch?: string): Promise<WriteResult>;
   /** A bulk update cannot carry nested relations: a 400 naming the first one. */
   refuseInBulkUpdate(items: unknown[], key: string): never;
 }

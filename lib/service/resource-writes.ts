@@ -103,7 +103,7 @@ export class ResourceWrites extends WritePreparation {
   }
 
   async update(rawId: string, body: unknown, ctx: RequestContext, scope: WriteScope = {}): Promise<WriteResult> {
-    if (this.nested?.applies([body], scope)) return this.nested.update(rawId, body, ctx);
+    if (this.nested?.applies([body], scope)) return this.nested.update(rawId, body, ctx, scope.ifMatch);
     const id = this.parseIdOr404(rawId, scope);
     const expected = expectedOf(readIfMatch(this.entry, scope.ifMatch));
     const [prepared] = await this.prepare([plainObject(body ?? {}, 'The request body')], 'update', () => '', ctx, scope.forced);

@@ -62,13 +62,15 @@ export class NestedWrites {
   }
 
   /** PUT/PATCH with nested parts: the parent's update, then its records and links in the same transaction. */
-  async update(rawId: string, body: unknown, ctx: RequestContext): Promise<WriteResult> {
+  async update(rawId: string, body: unknown, ctx: RequestContext, ifMatch?: string): Promise<WriteResult> {
     const errors: FieldErrors = {};
     const parsed = parseNestedItem(plainObject(body ?? {}, 'The request body'), this.parent.entry.info, this.relations, 'update', '', errors);
     const id = this.parent.database.parseId(this.parent.name, rawId);
     const prepared = await this.check([parsed], id, ctx, errors, () => this.parent.prepare([parsed.attributes], 'update', () => '', ctx));
     let outcome: Outcome | null = null;
+    // decision 81: the parent's If-Match, compared by the parent's write
     const result = await this.parent.update(rawId, parsed.attributes, ctx, {
+      ifMatch,
       within: async (tx, ids) => {
         outcome = await this.run(prepared, ids, false, ctx, tx);
       },
