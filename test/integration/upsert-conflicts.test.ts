@@ -7,7 +7,7 @@ import { createRestApi } from '../../lib';
 import { sharedMongo, sharedPostgres } from '../support/databases';
 
 /**
- * Decision 79: a match the caller's scope hides, or a trashed one, is a 409 naming the index and
+ * Decision 81's requireIfMatch (428) on a resource that declares it, and decision 79: a match the caller's scope hides, or a trashed one, is a 409 naming the index and
  * the keys, and the record is neither changed nor shown; on both drivers.
  */
 type Build = () => Promise<{ model: unknown; close(): Promise<void> }>;
@@ -17,7 +17,7 @@ const DRIVERS: Record<string, Build> = {
     const uri = new URL((await sharedMongo()).uri);
     uri.pathname = '/upsert_conflicts';
     const connection = await mongoose.createConnection(uri.toString()).asPromise();
-    const schema = new mongoose.Schema({ code: { type: String, required: true, unique: true }, name: String, owner: String, deleted_at: { type: Date, default: null } }, { timestamps: { createdAt: 'created_at', updatedAt: 'updated_at' }, versionKey: false });
+    const schema = new mongoose.Schema({ code: { type: String, required: true, unique: true }, name: String, owner: String, version: { type: Number, default: 1, integer: true }, deleted_at: { type: Date, default: null } }, { timestamps: { createdAt: 'created_at', updatedAt: 'updated_at' }, versionKey: false });
     const Gadget = connection.model('Gadget', schema);
     await Gadget.init();
     await Gadget.deleteMany({});
@@ -25,7 +25,7 @@ const DRIVERS: Record<string, Build> = {
   },
   sql: async () => {
     const sequelize = new Sequelize((await sharedPostgres()).uri, { logging: false });
-    const Gadget = sequelize.define('Gadget', { code: { type: DataTypes.STRING, allowNull: false, unique: true }, name: DataTypes.STRING, owner: DataTypes.STRING }, { tableName: 'upsert_gadgets', underscored: true, paranoid: true, deletedAt: 'deleted_at' });
+    const Gadget = sequelize.define('Gadget', { code: { type: DataTypes.STRING, allowNull: false, unique: true }, name: DataTypes.STRING, owner: DataTypes.STRING, version: { type: DataTypes.INTEGER, allowNull: false, defaultValue: 1 } }, { tableName: 'upsert_gadgets', underscored: true, paranoid: true, deletedAt: 'deleted_at' });
     await sequelize.sync({ force: true });
     return { model: Gadget, close: async () => (await sequelize.getQueryInterface().dropTable('upsert_gadgets'), await sequelize.close()) };
   },
@@ -41,7 +41,7 @@ for (const [driver, build] of Object.entries(DRIVERS)) {
       const built = await build();
       close = built.close;
       const api = createRestApi({ context: (req) => ({ locals: { who: req.get('x-who') ?? 'anyone' } }) }).register({
-        name: 'gadgets', MODEL: 'gadget', model: built.model, fillable: ['code', 'name', 'owner'], softDelete: true, upsertKeys: [['code']],
+        name: 'gadgets', MODEL: 'gadget', model: built.model, fillable: ['code', 'name', 'owner'], softDelete: true, upsertKeys: [['code']], versionField: 'version', requireIfMatch: true,
         hooks: { scope: (ctx) => ({ owner: String(ctx.locals.who) }) },
       });
       app = express();
@@ -68,9 +68,26 @@ for (const [driver, build] of Object.entries(DRIVERS)) {
 
     it('a trashed match is a 409 too', async () => {
       const made = await upsert('cid', { gadget: { code: 'G-3', name: 'Soon gone', owner: 'cid' } });
-      expect((await request(app).delete(`/api/gadgets/${made.body.models[0].model.id}`).set('x-who', 'cid')).status).to.equal(200);
+      expect((await request(app).delete(`/api/gadgets/${made.body.models[0].model.id}`).set('x-who', 'cid').set('If-Match', '"1"')).status).to.equal(200);
       const res = await upsert('cid', { gadget: { code: 'G-3', name: 'Back', owner: 'cid' } });
       expect(res.status, res.text).to.equal(409);
+    });
+
+    it('requireIfMatch: PUT, PATCH or DELETE without If-Match is a 428; with it the write runs and the version moves', async () => {
+      const made = await upsert('dee', { gadget: { code: 'G-9', name: 'Versioned', owner: 'dee' } });
+      const id = made.body.models[0].model.id;
+      expect(made.body.models[0].model.version).to.equal(1);
+      const refused = await request(app).patch(`/api/gadgets/${id}`).set('x-who', 'dee').send({ name: 'No tag' });
+      expect(refused.status, refused.text).to.equal(428);
+      expect(refused.body.type).to.equal('precondition_required');
+      expect((await request(app).delete(`/api/gadgets/${id}`).set('x-who', 'dee')).status).to.equal(428);
+      const ok = await request(app).put(`/api/gadgets/${id}`).set('x-who', 'dee').set('If-Match', '"1"').send({ name: 'Tagged' });
+      expect(ok.status, ok.text).to.equal(200);
+      expect(ok.headers.etag).to.equal('"2"');
+      // an upsert that updates it moves the version too
+      const again = await upsert('dee', { gadget: { code: 'G-9', name: 'Upserted' } });
+      expect(again.body.models[0]).to.deep.include({ action: 'updated' });
+      expect(again.body.models[0].model.version).to.equal(3);
     });
   });
 }
