@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { API, expectError, expectValidation, forEachDriver, type Member } from '../support/contract-app';
+import { API, expectError, expectValidation, forEachDriver, TIMESTAMP, type Member } from '../support/contract-app';
 
 /** POST /{resource}/upsert (decision 79) on both drivers: products (match sku), tags (name), orders (number). */
 forEachDriver('upsert', (ctx) => {
@@ -30,6 +30,9 @@ forEachDriver('upsert', (ctx) => {
     expect(res.body).to.include({ created: 1, updated: 1, unchanged: 1 });
     expect(res.body.models.map((m: { action: string }) => m.action)).to.deep.equal(['created', 'updated', 'unchanged']);
     expect(res.body.models[0].model).to.include({ sku: fresh, name: 'New one', price: 3, stock: 0, status: 'draft' });
+    expect(res.body.models[0].model.created_at).to.match(TIMESTAMP);
+    expect(res.body.models[1].model.updated_at).to.match(TIMESTAMP);
+    expect(res.body.models[1].model.created_at).to.equal(changed.created_at);
     expect(res.body.models[1].model).to.include({ id: changed.id, name: 'New name', price: 7, stock: 4 });
     expect(res.body.models[2].model).to.include({ id: kept.id, updated_at: kept.updated_at });
     expect((await ctx.fetch('products', changed.id)).name).to.equal('New name');
