@@ -39,7 +39,8 @@ function handler(route: RouteDefinition, options: RouterOptions): RequestHandler
         result = await route.handler({ req, res, ctx, params });
       }
     } catch (error) {
-      await held?.release();
+      // nothing stored for a failed request; a store that fails too must not hide the request's own error
+      await held?.release().catch(() => undefined);
       throw error;
     } finally {
       // also when a hook failed after a commit: what was written is written
@@ -49,7 +50,8 @@ function handler(route: RouteDefinition, options: RouterOptions): RequestHandler
     if (route.answers === 'stream') return;
     const json = result instanceof Reply ? result.json : toJson(result);
     // stored also when the deadline answered already: what was written is written
-    if (held) await held.complete(result instanceof Reply ? result.status : 200, answerHeaders(res, result instanceof Reply ? result.headers : {}), json ?? JSON.stringify(serialize((result as Reply).body)));
+    // a store that fails here leaves the key claimed until it is stale: the answer still goes out
+    if (held) await held.complete(result instanceof Reply ? result.status : 200, answerHeaders(res, result instanceof Reply ? result.headers : {}), json ?? JSON.stringify(serialize((result as Reply).body))).catch(() => undefined);
     // the deadline answered already (503 timeout): the late result has no one to go to
     if (res.headersSent || deadlinePassed(res)) return;
     if (!(result instanceof Reply)) {
