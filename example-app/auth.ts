@@ -89,18 +89,21 @@ export const exampleGrants: Grants = {
     tags: all(CRUD),
     reviews: all(CRUD),
     users: all(CRUD),
+    orders: all(CRUD),
   },
   editor: {
     products: all(['create:any', 'read:any', 'update:any']),
     categories: all(['create:any', 'read:any', 'update:any']),
     tags: all(['create:any', 'read:any', 'update:any']),
     reviews: all(['read:any']),
+    orders: all(['read:any', 'update:any']),
   },
   viewer: {
     products: all(['read:any'], ['*', '!cost']),
     categories: all(['read:any']),
     tags: all(['read:any']),
     reviews: all(['read:any']),
+    orders: all(['read:any']),
   },
   customer: {
     products: all(['read:any'], ['*', '!cost']),
@@ -108,5 +111,6 @@ export const exampleGrants: Grants = {
     tags: all(['read:any']),
     reviews: all(['read:any', 'create:own', 'update:own', 'delete:own']),
     users: all(['read:own']),
+    orders: all(['read:own', 'create:own']),
   },
 };

@@ -4,10 +4,10 @@ import type { RelationDeclaration, ResourceDeclaration } from '../lib/declaratio
 import { hashToken } from './auth';
 import type { MongoModels } from './mongo/models';
 import type { SqlModels } from './sql/models';
-import { categorySchemas, productSchemas, reviewSchemas, tagSchemas, userSchemas, type DriverName } from './validation';
+import { categorySchemas, orderSchemas, productSchemas, reviewSchemas, tagSchemas, userSchemas, type DriverName } from './validation';
 
 /**
- * The five resources of the demo shop, declared the same way on both drivers. Relations are
+ * The six resources of the demo shop, declared the same way on both drivers. Relations are
  * spelled out even though the drivers can derive them (mongoose refs, Sequelize associations):
  * the declarations are the single place where the delete rules live for MongoDB, which has no
  * foreign keys, and they must match the SQL constraints in sql/models.ts.
@@ -50,6 +50,7 @@ export function exampleResources(models: MongoModels | SqlModels, driver: Driver
   const review = reviewSchemas(driver);
   const tag = tagSchemas();
   const user = userSchemas();
+  const order = orderSchemas(driver);
 
   return [
     {
@@ -82,6 +83,8 @@ export function exampleResources(models: MongoModels | SqlModels, driver: Driver
       validation: product,
       // decision 58: a product is written with its reviews and its tags (pivot position and note) in one request
       nestedWrites: ['reviews', 'tags'],
+      // decision 79: POST /products/upsert matches by sku (unique on both drivers)
+      upsertKeys: [['sku']],
     },
     {
       name: 'reviews',
@@ -106,6 +109,23 @@ export function exampleResources(models: MongoModels | SqlModels, driver: Driver
       relations: { products: tagProducts },
       fillable: ['name'],
       validation: tag,
+      upsertKeys: [['name']],
+    },
+    {
+      name: 'orders',
+      MODEL: 'order',
+      model: models.Order,
+      RELATIONS: ['user'],
+      relations: {
+        // a user with orders cannot be deleted (the SQL constraint says the same)
+        user: { kind: 'belongsTo', target: 'user', foreignKey: 'user_id', onDelete: 'restrict' },
+      },
+      // placed_at is fillable: orders are often imported from elsewhere; version is the library's
+      fillable: ['user_id', 'number', 'status', 'total', 'placed_at', 'notes'],
+      owner: 'user_id',
+      validation: order,
+      upsertKeys: [['number']],
+      versionField: 'version',
     },
     {
       name: 'users',

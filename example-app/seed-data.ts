@@ -80,6 +80,22 @@ export const users: SeedUser[] = [
   { key: 'carol', name: 'Carol Customer', email: 'carol@example.com', roles: ['customer'], is_superuser: false },
 ];
 
+export interface SeedOrder {
+  user: string;
+  number: string;
+  status: 'pending' | 'paid' | 'shipped' | 'cancelled';
+  total: number;
+  placed_at: string;
+  notes: string | null;
+}
+
+/** A few orders per customer (example-app.md: orders are owned through user_id). */
+export const orders: SeedOrder[] = [
+  { user: 'carol', number: 'ORD-1001', status: 'shipped', total: 1299.99, placed_at: '2026-10-02T09:15:00.000Z', notes: null },
+  { user: 'carol', number: 'ORD-1002', status: 'paid', total: 53.5, placed_at: '2026-11-12T17:40:00.000Z', notes: 'Gift wrap, please.' },
+  { user: 'carol', number: 'ORD-1003', status: 'pending', total: 399, placed_at: '2026-11-20T08:05:00.000Z', notes: null },
+];
+
 export const reviews: SeedReview[] = [
   { product: 'ultrabook', user: 'carol', rating: 5, comment: 'Fast and light.' },
   { product: 'ultrabook', user: 'eddie', rating: 4, comment: null },

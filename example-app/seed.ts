@@ -36,6 +36,7 @@ export interface SeedSummary {
   tags: number;
   users: number;
   reviews: number;
+  orders: number;
   /** Demo users' api tokens by role (shown at start so the README's curl examples work). */
   tokens: Record<string, string>;
   links: number;
@@ -96,12 +97,18 @@ export async function seedDemoData(models: MongoModels | SqlModels, driver: 'mon
     data.reviews.map((r) => ({ product_id: idOf(`prod:${r.product}`), user_id: idOf(r.user && `user:${r.user}`), rating: r.rating, comment: r.comment })),
   );
 
+  await insert(
+    'Order',
+    data.orders.map((o) => ({ user_id: idOf(`user:${o.user}`), number: o.number, status: o.status, total: o.total, placed_at: new Date(o.placed_at), notes: o.notes, version: 1 })),
+  );
+
   return {
     categories: data.categories.length,
     products: data.products.length,
     tags: data.tags.length,
     users: data.users.length,
     reviews: data.reviews.length,
+    orders: data.orders.length,
     links: links.length,
     tokens: Object.fromEntries(data.users.map((u, i) => [u.roles[0], tokens[i]])),
   };

@@ -126,6 +126,24 @@ export function tagSchemas() {
   }));
 }
 
+/** A date-time: an ISO 8601 string (or a Date), checked for shape; the driver stores it as a date. */
+function dateTime(field: string, mode: Mode, rules: Rules): Schema {
+  const msg = `The ${label(field)} must be a valid date-time.`;
+  const s = string().strict().typeError(msg).test('date-time', msg, (value) => value === undefined || value === null || (/^\d{4}-\d\d-\d\dT/.test(value) && !Number.isNaN(Date.parse(value))));
+  return presence(s, field, mode, rules);
+}
+
+export function orderSchemas(driver: DriverName) {
+  return build((mode) => ({
+    user_id: reference('user_id', driver, mode, { required: true }),
+    number: text('number', mode, { required: true, max: 40 }),
+    status: text('status', mode, { oneOf: ['pending', 'paid', 'shipped', 'cancelled'] }),
+    total: numeric('total', mode, { required: true, min: 0 }),
+    placed_at: dateTime('placed_at', mode, { required: true }),
+    notes: text('notes', mode, { nullable: true }),
+  }));
+}
+
 export function userSchemas() {
   return build((mode) => ({
     name: text('name', mode, { required: true, max: 255 }),

@@ -5,6 +5,7 @@ import { ReadCache } from './cache/read-cache';
 import { cacheSettingsFromEnv } from './cache/settings';
 import { configFromEnv } from './config';
 import { buildRouter, type RouteMiddlewareFactory } from './http/build-router';
+import { idempotencyGate } from './service/idempotency-gate';
 import { apiFront } from './http/api-front';
 import { notFound, unmatchedRoutes } from './http/unmatched-route';
 import { exportRoutes } from './export/export-routes';
@@ -229,7 +230,7 @@ export function createRestApi(options: RestApiOptions = {}): RestApi {
         const entry = registry.entry(route.model);
         return { resource: entry.declaration.name, softDelete: Boolean(entry.info.softDelete), hierarchy: Boolean(entry.info.hierarchyField) };
       };
-      const dispatch = buildRouter(table, [protect, ...middlewares], { beforeRespond: (ctx) => (ctx.touched.size > 0 ? settled(ctx.touched) : undefined), deadlineMs: config.requestTimeoutMs, allowParams, scope: paramScope });
+      const dispatch = buildRouter(table, [protect, ...middlewares], { beforeRespond: (ctx) => (ctx.touched.size > 0 ? settled(ctx.touched) : undefined), deadlineMs: config.requestTimeoutMs, allowParams, scope: paramScope, idempotency: idempotencyGate((model) => services.get(model)) });
       router.use(apiFront({ log, bodyLimit: options.bodyLimit, context: options.context }, dispatch));
       router.use(unconfiguredRelations());
       router.use(unmatchedRoutes(table));

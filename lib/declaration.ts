@@ -68,6 +68,19 @@ export interface ResourceDeclaration<M = unknown> extends ModelDeclaration<M> {
    * no envelope key is a 422 `unknown_field` (`'refuse'`, the default); `'ignore'` drops such keys silently.
    */
   unknownFields?: 'refuse' | 'ignore';
+  /**
+   * Match keys of `POST /{resource}/upsert` (decision 79): each set of fields must be backed by a
+   * unique index or constraint (checked at start), e.g. `[['sku'], ['vendor_id', 'ref']]`.
+   */
+  upsertKeys?: string[][];
+  /**
+   * An integer field the library sets to 1 on create and increments with every write of the
+   * record (decision 81): shows and single-record write answers carry `ETag: "<version>"`, and
+   * `If-Match` on PUT, PATCH or DELETE is compared inside the write. Never written from a body.
+   */
+  versionField?: string;
+  /** With a version field: a PUT, PATCH or DELETE of one record without `If-Match` is a 428. */
+  requireIfMatch?: boolean;
 }
 
 /** One relation opted in to nested writes, with the pivot columns its links may write. */

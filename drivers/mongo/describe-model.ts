@@ -119,7 +119,7 @@ export function describeMongooseModel(declaration: ModelDeclaration, modelNameOf
 
   const stamps = schema.get('timestamps') as unknown;
   return {
-    described: { key: 'id', idType: 'objectId', fields, relations, hiddenRelations, timestamps: Boolean(stamps) },
+    described: { key: 'id', idType: 'objectId', fields, relations, hiddenRelations, timestamps: Boolean(stamps), uniqueKeys: uniqueKeysOf(schema) },
     collection: model.collection.collectionName,
   };
 }
@@ -135,3 +135,13 @@ function virtualRelation(name: string, virtual: VirtualLike, modelNameOf: (nativ
   return { name, kind: o.justOne ? 'hasOne' : 'hasMany', target, foreignKey: o.foreignField, localKey: o.localField };
 }
 
+/** The field sets of the schema's unique indexes (`unique: true` paths and `schema.index(..., {unique: true})`), `id` for `_id`; partial indexes left out. */
+function uniqueKeysOf(schema: unknown): string[][] {
+  const out: string[][] = [['id']];
+  const indexes = (schema as { indexes?: () => Array<[Record<string, unknown>, Record<string, unknown> | undefined]> }).indexes?.() ?? [];
+  for (const [fields, options] of indexes) {
+    if (!options?.unique || options.partialFilterExpression) continue;
+    out.push(Object.keys(fields).map((f) => (f === '_id' ? 'id' : f)));
+  }
+  return out;
+}

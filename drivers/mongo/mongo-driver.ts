@@ -1,6 +1,6 @@
 import type { ClientSession, Db, Document } from 'mongodb';
 import type { Connection, Model } from 'mongoose';
-import { type DatabaseErrorInfo, type DescribedModel, type Driver, type Id, type ListResult, type PivotCapability, type Row, type StreamCapability, type Transaction, type UpdateGuard, type UpdateItem } from '../../lib/driver';
+import { type DatabaseErrorInfo, type DescribedModel, type Driver, type Id, type ListResult, type PivotCapability, type Row, type StreamCapability, type Transaction, type UpdateGuard, type UpdateItem, type UpsertChunk, type UpsertOutcome } from '../../lib/driver';
 import type { ListQuery, Scalar } from '../../lib/query/ast';
 import type { ModelDeclaration } from '../../lib/resource/relation-declaration';
 import { ConnectionDriver } from '../../lib/driver/connection-driver';
@@ -18,9 +18,10 @@ import { describeMongooseModel } from './describe-model';
 import type { ModelMap } from './model-map';
 import { outputValue, serialize } from './serialize';
 import { cursorPage } from '../../lib/driver/cursor-page';
-import { whereOf } from './connection-options';
+import { connectionOptions, openedConnection, whereOf, type MongoConnectionOptions } from './connection-options';
 import { translateMongoError } from './translate-error';
-import { connectionOptions, openedConnection, type MongoConnectionOptions } from './connection-options';
+import { upsertRecords } from './upsert-writes';
+import { mongoIdempotencyStore } from './idempotency-store';
 import { checkMongoServer, inspectMongoServer, MongoServerRefusedError, type MongoServerFacts } from './server-check';
 import type { Catalog } from '../../lib/resource/model-info';
 
@@ -29,7 +30,6 @@ export interface MongoTransaction extends Transaction {
   /** The session of the work; in a multi-document transaction unless the connection declared `transactions: false`. */
   readonly session: ClientSession;
 }
-
 type AnyModel = Model<unknown>;
 
 /** True for a mongoose Model (a function with a schema, a modelName and a connection). */
@@ -218,6 +218,10 @@ export class MongoDriver extends ConnectionDriver<Connection> implements Driver 
   async update(model: string, items: UpdateItem[], tx: Transaction, guard?: UpdateGuard): Promise<number> {
     return updateRecords(this.writes, model, items, tx, guard);
   }
+
+  /** Decision 79: one bulkWrite of upserts per chunk; decision 80: the Idempotency-Key store. */
+  upsert = (model: string, chunk: UpsertChunk, tx: Transaction): Promise<UpsertOutcome> => upsertRecords(this.writes, model, chunk, tx);
+  readonly idempotency = mongoIdempotencyStore(() => this.db());
 
   async delete(model: string, ids: Id[], tx: Transaction): Promise<Id[]> {
     if (ids.length === 0) return [];

@@ -20,6 +20,15 @@ export async function insertRecords(ctx: WriteContext, model: string, records: R
 export async function updateRecords(ctx: WriteContext, model: string, items: UpdateItem[], tx: Transaction, guard?: UpdateGuard): Promise<number> {
   if (items.length === 0) return 0;
   const native = ctx.model(model);
+  const version = ctx.catalog().model(model).versionField ?? null;
+  // decision 81: the preconditions first, each compared in the filter of a write (never a read):
+  // a no-op write of each record whose version still is the one expected; any shortfall writes nothing
+  const checked = items.filter((item) => item.expected !== undefined);
+  if (version && checked.length > 0) {
+    const checks = checked.map((item) => ({ updateOne: { filter: { _id: toObjectId(String(item.id)), [version]: item.expected }, update: { $set: { [version]: item.expected } }, timestamps: false } }));
+    const held = await native.bulkWrite(checks as never, { session: ctx.session(tx), ordered: true, timestamps: false });
+    if (held.matchedCount < checked.length) return held.matchedCount;
+  }
   const sets = items.map((item) => withoutUndefined(item.changes));
   // bulkWrite casts but does not validate: the schema validators of the changed paths run in memory
   for (const set of sets) if (Object.keys(set).length) await native.validate({ ...set }, Object.keys(set));
@@ -30,17 +39,22 @@ export async function updateRecords(ctx: WriteContext, model: string, items: Upd
     const keys = Object.keys(sets[i]);
     if (!guard && keys.length === 0) return [];
     const differs = guard ? {} : { $or: keys.map((k) => ({ [k]: { $ne: sets[i][k] } })) };
-    return [{ updateOne: { filter: { _id: toObjectId(String(item.id)), ...(guard ? { [guard.field]: guard.isNull ? null : { $ne: null } } : {}), ...differs }, update: { $set: sets[i] } } }];
+    const still = version && item.expected !== undefined ? { [version]: item.expected } : {};
+    // the version moves with every write of the document, in the same operation
+    const bump = version ? { $inc: { [version]: 1 } } : {};
+    return [{ updateOne: { filter: { _id: toObjectId(String(item.id)), ...(guard ? { [guard.field]: guard.isNull ? null : { $ne: null } } : {}), ...still, ...differs }, update: { $set: sets[i], ...bump } } }];
   });
-  if (ops.length === 0) return 0;
+  // with preconditions that held, every item counts (an unchanged one was still checked)
+  const all = version && checked.length > 0 ? items.length : 0;
+  if (ops.length === 0) return all;
   await lockReferences(ctx, model, sets, tx);
   const result = await native.bulkWrite(ops as never, { session: ctx.session(tx), ordered: true, timestamps: true });
-  return result.matchedCount;
+  return all || result.matchedCount;
 }
 
 
 /** Locks what `records` reference, then checks it still exists: a foreign key's guarantee, in the caller's transaction. */
-async function lockReferences(ctx: WriteContext, model: string, records: Array<Record<string, unknown>>, tx: Transaction): Promise<void> {
+export async function lockReferences(ctx: WriteContext, model: string, records: Array<Record<string, unknown>>, tx: Transaction): Promise<void> {
   const catalog = ctx.catalog();
   const keys = referencedKeys(catalog, model, records);
   if (keys.length === 0) return;

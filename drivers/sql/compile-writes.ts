@@ -80,8 +80,9 @@ export function compileInsert(info: StorageInfo, key: string, records: Record<st
  * One UPDATE for every item whatever their changed fields: a field absent from an item's changes
  * keeps its value (CASE on the key's presence in that item's JSON). updated_at = now() truncated to milliseconds, only on a row where a sent value differs from the stored one (decision 67), (what a JS Date holds, so keyset cursors on timestamps compare exactly).
  */
-export function compileUpdate(info: StorageInfo, key: string, items: { id: unknown; changes: Record<string, unknown> }[], guard?: { field: string; isNull: boolean }, returned: string[] = [key]): SqlStatement {
+export function compileUpdate(info: StorageInfo, key: string, items: { id: unknown; changes: Record<string, unknown>; expected?: number }[], guard?: { field: string; isNull: boolean }, returned: string[] = [key], version: string | null | undefined = null): SqlStatement {
   const managed = MANAGED(info, key);
+  if (version) managed.add(version);
   const fields = [...new Set(items.flatMap((i) => Object.keys(i.changes)))].filter((f) => f in info.columns && !managed.has(f));
   const table = tableSql(info);
   // every item changes the same fields (a batch's usual case): one typed recordset and plain SETs,
@@ -93,16 +94,21 @@ export function compileUpdate(info: StorageInfo, key: string, items: { id: unkno
     const col = quoteIdent(columnOf(info, f));
     return uniform ? `${col} = "u".${col}` : `${col} = CASE WHEN jsonb_exists("u"."j", ${quoteLiteral(columnOf(info, f))}) THEN ("u"."r").${col} ELSE "t".${col} END`;
   });
+  // decision 67 (an ORM's dirty check): updated_at moves only when a sent value differs from the
+  // stored one; compared as jsonb so every column type (json, arrays) has an equality
+  const differs = fields.map((f) => {
+    const col = quoteIdent(columnOf(info, f));
+    return `(${sent(f)}to_jsonb(${value(col)}) IS DISTINCT FROM to_jsonb("t".${col}))`;
+  });
+  // a guarded write (soft delete, restore) always changes its field
+  const changed = guard ? 'TRUE' : differs.length === 0 ? 'FALSE' : differs.join(' OR ');
   if (info.updatedAt) {
-    // decision 67 (an ORM's dirty check): updated_at moves only when a sent value differs from the
-    // stored one; compared as jsonb so every column type (json, arrays) has an equality
     const stamp = quoteIdent(columnOf(info, info.updatedAt));
-    const differs = fields.map((f) => {
-      const col = quoteIdent(columnOf(info, f));
-      return `(${sent(f)}to_jsonb(${value(col)}) IS DISTINCT FROM to_jsonb("t".${col}))`;
-    });
     sets.push(differs.length === 0 ? `${stamp} = "t".${stamp}` : `${stamp} = CASE WHEN ${differs.join(' OR ')} THEN date_trunc('milliseconds', now()) ELSE "t".${stamp} END`);
   }
+  // decision 81: the version moves with every write of the row, in the same statement
+  const versionCol = version ? quoteIdent(columnOf(info, version)) : null;
+  if (versionCol) sets.push(`${versionCol} = CASE WHEN ${changed} THEN "t".${versionCol} + 1 ELSE "t".${versionCol} END`);
   const keyCol = quoteIdent(columnOf(info, key));
   if (sets.length === 0) sets.push(`${keyCol} = "t".${keyCol}`);
   const json = JSON.stringify(
@@ -110,6 +116,8 @@ export function compileUpdate(info: StorageInfo, key: string, items: { id: unkno
       const out = toJsonRecord(info, [], {});
       out[columnOf(info, key)] = item.id;
       for (const f of fields) if (Object.prototype.hasOwnProperty.call(item.changes, f)) out[columnOf(info, f)] = item.changes[f] ?? null;
+      // the precondition travels in the version column of the item's row (null: none)
+      if (version && item.expected !== undefined) out[columnOf(info, version)] = item.expected;
       return out;
     }),
   );
@@ -120,6 +128,7 @@ export function compileUpdate(info: StorageInfo, key: string, items: { id: unkno
     sql:
       `UPDATE ${table} AS "t" SET ${sets.join(', ')} FROM ${source} WHERE "t".${keyCol} = ${value(keyCol)}` +
       (guard ? ` AND "t".${quoteIdent(columnOf(info, guard.field))} IS ${guard.isNull ? '' : 'NOT '}NULL` : '') +
+      (versionCol ? ` AND (${value(versionCol)} IS NULL OR "t".${versionCol} = ${value(versionCol)})` : '') +
       ` RETURNING ${returned.map((f) => `"t".${quoteIdent(columnOf(info, f))} AS ${quoteIdent(f)}`).join(', ')}`,
     bind: [json],
     // prepared, as the INSERT: one JSON document whatever the items, so one plan fits all

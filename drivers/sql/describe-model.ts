@@ -1,4 +1,4 @@
-import type { ModelStatic, Model } from 'sequelize';
+import { Utils, type ModelStatic, type Model } from 'sequelize';
 import { DeclarationError } from '../../lib/errors/declaration-error';
 import { mergeDeclaredRelation } from '../../lib/resource/merge-relation';
 import type { DescribedModel } from '../../lib/driver';
@@ -147,6 +147,7 @@ export function describeSequelizeModel(
       relations,
       hiddenRelations,
       timestamps: Boolean(stamps.createdAt || stamps.updatedAt),
+      uniqueKeys: uniqueKeysOf(model, attrs, columns),
       // a paranoid model is soft-deletable through its deletedAt attribute
       ...(paranoid && stamps.deletedAt ? { paranoid: stamps.deletedAt } : {}),
     },
@@ -167,6 +168,30 @@ function indexedFields(model: AnyModel, attrs: Record<string, AttributeLike>, co
     if (name) out.add(fieldOf.get(name) ?? name);
   }
   return [...out];
+}
+
+/** The field sets of the model's unique constraints: the primary key, unique attributes (a shared `unique` name is one composite), unique indexes. */
+function uniqueKeysOf(model: AnyModel, attrs: Record<string, AttributeLike>, columns: Record<string, string>): string[][] {
+  const fieldOf = new Map(Object.entries(columns).map(([field, column]) => [column, field]));
+  const out: string[][] = [];
+  const composite = new Map<string, string[]>();
+  for (const [name, attr] of Object.entries(attrs)) {
+    if (attr.primaryKey || attr.unique === true) out.push([name]);
+    else if (typeof attr.unique === 'string') composite.set(attr.unique, [...(composite.get(attr.unique) ?? []), name]);
+    else if (attr.unique && typeof attr.unique === 'object' && typeof (attr.unique as { name?: unknown }).name === 'string') {
+      const group = (attr.unique as { name: string }).name;
+      composite.set(group, [...(composite.get(group) ?? []), name]);
+    }
+  }
+  out.push(...composite.values());
+  const indexes = (model as unknown as { options?: { indexes?: Array<{ unique?: boolean; where?: unknown; fields?: Array<string | { name?: string; attribute?: string }> }> } }).options?.indexes ?? [];
+  for (const index of indexes) {
+    // a partial index does not make the key unique over the whole table
+    if (!index.unique || index.where) continue;
+    const names = (index.fields ?? []).map((f) => (typeof f === 'string' ? f : (f.attribute ?? f.name ?? '')));
+    if (names.length > 0 && names.every((n) => n !== '')) out.push(names.map((n) => fieldOf.get(n) ?? n));
+  }
+  return out;
 }
 
 /** A has-one/has-many association's sourceKey when it is not the primary key (the spec's localKey). */
@@ -207,3 +232,12 @@ function relationOf(assoc: AssociationLike, target: string, attrs: Record<string
   }
 }
 
+/** Each attribute's model default (what Sequelize's build would set), made per record. */
+export function modelDefaults(model: AnyModel): Record<string, () => unknown> {
+  const defaults: Record<string, () => unknown> = {};
+  for (const [field, attr] of Object.entries(attributesOf(model))) {
+    const def = (attr as { defaultValue?: unknown }).defaultValue;
+    if (def !== undefined) defaults[field] = () => Utils.toDefaultValue(def);
+  }
+  return defaults;
+}

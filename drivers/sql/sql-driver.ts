@@ -1,5 +1,5 @@
 import { Utils, type Model, type ModelStatic, type Sequelize } from 'sequelize';
-import { DriverFailure, isDriverFailure, type DatabaseErrorInfo, type DescribedModel, type Driver, type Id, type ListResult, type PivotCapability, type Row, type Transaction, type UpdateGuard, type UpdateItem } from '../../lib/driver';
+import { DriverFailure, isDriverFailure, type DatabaseErrorInfo, type DescribedModel, type Driver, type Id, type ListResult, type PivotCapability, type Row, type Transaction, type UpdateGuard, type UpdateItem, type UpsertChunk, type UpsertOutcome } from '../../lib/driver';
 import { createPivots } from './pivot-writes';
 import { compileGuardedDelete, deletedOrHeld, restrictHolders } from './delete-rules';
 import { lockOrRetry } from './advisory-locks';
@@ -13,9 +13,11 @@ import { runAggregate } from './run-aggregate';
 import type { AggregateQuery, AggregateResult } from '../../lib/query/aggregate-ast';
 import { selectFields } from './compile-relations';
 import { CompileContext } from './compile-context';
+import { runUpsert } from './compile-upsert';
+import { sqlIdempotencyStore } from './idempotency-store';
 import { compileExistingIds, compileInsert, compileUpdate, type InsertDefaults } from './compile-writes';
 import { convertValue } from './convert-value';
-import { attributesOf, describeSequelizeModel } from './describe-model';
+import { attributesOf, describeSequelizeModel, modelDefaults } from './describe-model';
 import type { SqlStatement } from './sql-builder';
 import type { StorageInfo } from './model-map';
 import { translateSqlError } from './translate-error';
@@ -202,15 +204,16 @@ export class SqlDriver extends ConnectionDriver<Sequelize> implements Driver, Js
 
   async update(model: string, items: UpdateItem[], tx: Transaction, guard?: UpdateGuard): Promise<number> {
     if (items.length === 0) return 0;
-    const key = this.requireCatalog().model(model).key;
-    return (await this.run(compileUpdate(this.table(model), key, items, guard), this.tx(tx))).length;
+    const { key, versionField } = this.requireCatalog().model(model);
+    return (await this.run(compileUpdate(this.table(model), key, items, guard, [key], versionField), this.tx(tx))).length;
   }
 
   /** One UPDATE ... RETURNING the read's columns: the changed rows without reading them back. */
   async updateRows(model: string, items: UpdateItem[], tx: Transaction, read: ListQuery, all = false): Promise<Row[]> {
     if (items.length === 0) return [];
     const fields = selectFields(new CompileContext(this.requireCatalog(), this.tables), model, read.select, []);
-    const update = compileUpdate(this.table(model), this.requireCatalog().model(model).key, items, undefined, fields);
+    const { key, versionField } = this.requireCatalog().model(model);
+    const update = compileUpdate(this.table(model), key, items, undefined, fields, versionField);
     const target = this.tx(tx);
     const rows = await this.run(all ? allOrNone(update, items.length) : update, target).catch((error: unknown) => {
       if (all && isShortfall(error)) return []; // nothing written
@@ -218,6 +221,10 @@ export class SqlDriver extends ConnectionDriver<Sequelize> implements Driver, Js
     });
     return rows.map((r) => this.shape(model, fields, r));
   }
+
+  /** Decision 79: one chunk of an upsert in one statement (compile-upsert.ts); decision 80: the Idempotency-Key store. */
+  upsert = (model: string, chunk: UpsertChunk, tx: Transaction): Promise<UpsertOutcome> => runUpsert(this.table(model), this.requireCatalog().model(model), chunk, this.defaultsOf(model), (s) => this.run(s, this.tx(tx)), chunk.read ? selectFields(new CompileContext(this.requireCatalog(), this.tables), model, chunk.read.select, []) : [], (fields, raw) => this.shape(model, fields, raw));
+  readonly idempotency = sqlIdempotencyStore((s) => this.run(s, undefined));
 
   /** One `DELETE ... RETURNING`: exactly the rows this statement removed (a concurrent delete's rows are not reported). */
   async delete(model: string, ids: Id[], tx: Transaction): Promise<Id[]> {
@@ -266,13 +273,7 @@ export class SqlDriver extends ConnectionDriver<Sequelize> implements Driver, Js
 
   /** Each attribute's model default (what Sequelize's build would set), made per record. */
   private defaultsOf(model: string): InsertDefaults {
-    const attrs = attributesOf(this.models[model]);
-    const defaults: InsertDefaults = {};
-    for (const [field, attr] of Object.entries(attrs)) {
-      const def = attr.defaultValue;
-      if (def !== undefined) defaults[field] = () => Utils.toDefaultValue(def);
-    }
-    return defaults;
+    return modelDefaults(this.models[model]);
   }
 
   private run(statement: SqlStatement, t: Target): Promise<Record<string, unknown>[]> {

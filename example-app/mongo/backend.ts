@@ -39,6 +39,8 @@ export async function openMongoBackend(uri: string, options: { transactions?: bo
       location: describeLocation(uri, database),
       async reset() {
         for (const model of allMongoModels(models)) await model.deleteMany({});
+        // the library's Idempotency-Key store (decision 80)
+        await connection.db!.collection('grr_idempotency_keys').deleteMany({});
       },
       async ping() {
         await connection.db!.command({ ping: 1 });

@@ -57,6 +57,19 @@ export interface UserDoc {
   updated_at: Date;
 }
 
+export interface OrderDoc {
+  user_id: Types.ObjectId;
+  number: string;
+  status: 'pending' | 'paid' | 'shipped' | 'cancelled';
+  total: number;
+  placed_at: Date;
+  notes: string | null;
+  /** Decision 81's version field: set to 1 on create and incremented by the library, never from a body. */
+  version: number;
+  created_at: Date;
+  updated_at: Date;
+}
+
 export interface ProductTagDoc {
   product_id: Types.ObjectId;
   tag_id: Types.ObjectId;
@@ -70,6 +83,7 @@ export interface MongoModels {
   Review: Model<ReviewDoc>;
   Tag: Model<TagDoc>;
   User: Model<UserDoc>;
+  Order: Model<OrderDoc>;
   /** The pivot collection `product_tag` (no timestamps: a link, not a record). */
   ProductTag: Model<ProductTagDoc>;
 }
@@ -130,6 +144,19 @@ const userSchema = new Schema<UserDoc>(
   { timestamps, collection: 'users', versionKey: false },
 );
 
+const orderSchema = new Schema<OrderDoc>(
+  {
+    user_id: { type: ObjectId, ref: 'User', required: true, index: true },
+    number: { type: String, required: true, unique: true, maxlength: 40 },
+    status: { type: String, enum: ['pending', 'paid', 'shipped', 'cancelled'], default: 'pending' },
+    total: { type: Number, required: true, min: 0 },
+    placed_at: { type: Date, required: true },
+    notes: { type: String, default: null },
+    version: { type: Number, default: 1, integer: true },
+  },
+  { timestamps, collection: 'orders', versionKey: false },
+);
+
 const productTagSchema = new Schema<ProductTagDoc>(
   {
     product_id: { type: ObjectId, ref: 'Product', required: true },
@@ -152,6 +179,7 @@ export function defineMongoModels(connection: Connection): MongoModels {
     Review: model('Review', reviewSchema),
     Tag: model('Tag', tagSchema),
     User: model('User', userSchema),
+    Order: model('Order', orderSchema),
     ProductTag: model('ProductTag', productTagSchema),
   };
 }

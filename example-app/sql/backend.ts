@@ -11,7 +11,7 @@ export interface SqlBackend {
   database: string;
   /** `postgresql://host:port/db`, without credentials. */
   location: string;
-  /** Empties the five tables and the pivot and restarts their id sequences. */
+  /** Empties the six tables and the pivot and restarts their id sequences. */
   reset(): Promise<void>;
   /** Asks the server (readiness). */
   ping(): Promise<void>;
@@ -34,7 +34,7 @@ export async function openSqlBackend(uri: string): Promise<SqlBackend> {
     const models = defineSqlModels(sequelize);
     await sequelize.sync();
     const database = databaseFromUri(uri) ?? 'postgres';
-    const tables = [PIVOT_TABLE, 'reviews', 'products', 'categories', 'tags', 'users'];
+    const tables = [PIVOT_TABLE, 'reviews', 'orders', 'products', 'categories', 'tags', 'users'];
     return {
       driver: 'sql',
       models,
@@ -43,6 +43,8 @@ export async function openSqlBackend(uri: string): Promise<SqlBackend> {
       location: describeLocation(uri, database),
       async reset() {
         await sequelize.query(`TRUNCATE ${tables.map((t) => `"${t}"`).join(', ')} RESTART IDENTITY CASCADE`);
+        // the library's Idempotency-Key store (decision 80): ids restart, so stored keys would name other callers
+        await sequelize.query(`DO $$ BEGIN IF to_regclass('grr_idempotency_keys') IS NOT NULL THEN TRUNCATE "grr_idempotency_keys"; END IF; END $$`);
       },
       async ping() {
         await sequelize.query('SELECT 1');

@@ -3,7 +3,8 @@ import { DataTypes, Model, type ModelStatic, type Sequelize } from 'sequelize';
 /**
  * The demo shop as Sequelize models on PostgreSQL (fields as in the spec's example-app.md).
  * The database enforces the shop's rules with real constraints:
- * - products.sku, tags.name, users.email: unique;
+ * - products.sku, tags.name, users.email, orders.number: unique;
+ * - orders.user_id -> users: ON DELETE RESTRICT (a user with orders cannot be deleted);
  * - products.category_id, categories.parent_id -> categories: ON DELETE RESTRICT (a category in use
  *   cannot be deleted);
  * - reviews.product_id -> products: ON DELETE RESTRICT (a reviewed product cannot be deleted);
@@ -18,6 +19,7 @@ export interface SqlModels {
   Review: ModelStatic<Model>;
   Tag: ModelStatic<Model>;
   User: ModelStatic<Model>;
+  Order: ModelStatic<Model>;
   /** The pivot table `product_tag` (no timestamps: a link, not a record). */
   ProductTag: ModelStatic<Model>;
 }
@@ -91,6 +93,21 @@ export function defineSqlModels(sequelize: Sequelize): SqlModels {
     { ...common, tableName: 'users' },
   );
 
+  const Order = sequelize.define(
+    'Order',
+    {
+      user_id: foreignKey('users', false, 'RESTRICT'),
+      number: { type: DataTypes.STRING(40), allowNull: false, unique: true },
+      status: { type: DataTypes.STRING(20), allowNull: false, defaultValue: 'pending' },
+      total: { type: DataTypes.DOUBLE, allowNull: false },
+      placed_at: { type: DataTypes.DATE, allowNull: false },
+      notes: { type: DataTypes.TEXT, allowNull: true, defaultValue: null },
+      // decision 81's version field: set to 1 on create and incremented by the library
+      version: { type: DataTypes.INTEGER, allowNull: false, defaultValue: 1 },
+    },
+    { ...common, tableName: 'orders', indexes: [{ fields: ['user_id'] }] },
+  );
+
   const ProductTag = sequelize.define(
     'ProductTag',
     {
@@ -118,8 +135,10 @@ export function defineSqlModels(sequelize: Sequelize): SqlModels {
   Review.belongsTo(Product, { as: 'product', foreignKey: 'product_id', onDelete: 'RESTRICT' });
   Review.belongsTo(User, { as: 'user', foreignKey: 'user_id', onDelete: 'SET NULL' });
   User.hasMany(Review, { as: 'reviews', foreignKey: 'user_id', onDelete: 'SET NULL' });
+  Order.belongsTo(User, { as: 'user', foreignKey: 'user_id', onDelete: 'RESTRICT' });
+  User.hasMany(Order, { as: 'orders', foreignKey: 'user_id', onDelete: 'RESTRICT' });
   Product.belongsToMany(Tag, { as: 'tags', through: { model: ProductTag, unique: false }, foreignKey: 'product_id', otherKey: 'tag_id', onDelete: 'CASCADE' });
   Tag.belongsToMany(Product, { as: 'products', through: { model: ProductTag, unique: false }, foreignKey: 'tag_id', otherKey: 'product_id', onDelete: 'CASCADE' });
 
-  return { Category, Product, Review, Tag, User, ProductTag };
+  return { Category, Product, Review, Tag, User, Order, ProductTag };
 }

@@ -1,4 +1,4 @@
-import type { Driver, Id, Row, Transaction, UpdateGuard, UpdateItem } from '../driver';
+import type { Driver, Id, Row, Transaction, UpdateGuard, UpdateItem, UpsertChunk } from '../driver';
 import type { ListQuery } from '../query/ast';
 import type { Catalog, ModelInfo } from '../resource/model-info';
 import { byIdsQuery } from '../service/read-by-ids';
@@ -125,6 +125,17 @@ export function recordingDriver(inner: Driver, sink: ChangeSink): Driver {
       const rows = await updateRows(model, items, tx, read, allOrNone);
       await record(tx, model, rows.map((row) => row[keyOf(model)] as Id), 'updated');
       return rows;
+    };
+  }
+  if (inner.upsert) {
+    const upsert = inner.upsert.bind(inner);
+    // decision 79: created and updated records emit as the same create or update would; unchanged ones nothing
+    wrapped.upsert = async (model: string, chunk: UpsertChunk, tx: Transaction) => {
+      const outcome = await upsert(model, chunk, tx);
+      const ids = (kind: ChangeKind) => outcome.created.flatMap((action, i) => (action === kind && outcome.createdIds[i] !== null ? [outcome.createdIds[i] as Id] : []));
+      await record(tx, model, ids('created'), 'created');
+      await record(tx, model, [...chunk.matchedIds.filter((_, i) => outcome.matched[i] === 'updated'), ...ids('updated')], 'updated');
+      return outcome;
     };
   }
   return forwarding(inner, wrapped);

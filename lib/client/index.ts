@@ -5,3 +5,4 @@ export { FilterBuilder, toOper, type FilterFor, type FilterNode, type OperatorFo
 export { generateTypes } from './generate-types';
 export type { AggregateFunctions, AggregateItem, AggregateOptions, GroupField, HavingTree, HavingValues, NumericField, OrderedField } from './aggregate';
 export { changes, SseParser, type ChangeMessage, type ChangesOptions, type ChangesConnection } from './changes';
+export { upsert, updateIfMatch, type UpsertAnswer, type UpsertAction, type WriteHeaders } from './writes';

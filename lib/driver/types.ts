@@ -1,4 +1,6 @@
 import type { DatabaseErrorInfo } from '../errors/database-error';
+import type { IdempotencyCapability, UpsertChunk, UpsertOutcome } from './write-types';
+export type * from './write-types';
 export type { DatabaseErrorInfo, DatabaseErrorType } from '../errors/database-error';
 import type { AggregateQuery, AggregateResult } from '../query/aggregate-ast';
 import type { Filter, ListQuery, RelationLoad, Scalar } from '../query/ast';
@@ -39,6 +41,12 @@ export interface Transaction {
 export interface UpdateItem {
   id: Id;
   changes: Record<string, unknown>;
+  /**
+   * Decision 81: the version the caller read. The row is written only while its version field
+   * still holds it (compared inside the write, never read first); a row that does not is left
+   * untouched and not counted. -1 never matches (a weak or malformed tag).
+   */
+  expected?: number;
 }
 
 /** Only rows whose `field` is null (`isNull`) or not null are updated: soft delete and restore, race-free. */
@@ -199,10 +207,20 @@ export interface Driver {
   updateRows?(model: string, items: UpdateItem[], tx: Transaction, read: ListQuery, allOrNone?: boolean): Promise<Row[]>;
 
   /**
-   * Apply changes to existing records (bulk, one statement); updated_at is set by the driver.
-   * Returns how many records were updated (with a guard, those that still passed it).
+   * Apply changes to existing records (bulk, one statement); updated_at is set by the driver, and
+   * the model's version field (decision 81) is incremented on each record written. Returns how
+   * many records were updated (with a guard, those that still passed it; with preconditions
+   * (`expected`), `items.length` when every one held, else fewer: the caller rolls back).
    */
   update(model: string, items: UpdateItem[], tx: Transaction, guard?: UpdateGuard): Promise<number>;
+
+  /**
+   * Optional (decision 79): one chunk of an upsert as ONE statement (PostgreSQL: INSERT ... ON
+   * CONFLICT ... DO UPDATE) or ONE bulkWrite of upserts (MongoDB), in the caller's transaction.
+   * A matched record is written only where a value it gives differs; the version field moves with
+   * each write. Concurrent upserts of the same new key never fail and never create two records.
+   */
+  upsert?(model: string, chunk: UpsertChunk, tx: Transaction): Promise<UpsertOutcome>;
 
   /**
    * Delete records and return the ids this call really removed (a concurrent delete may have
@@ -243,4 +261,5 @@ export interface Driver {
   /** Optional capabilities; a feature that needs one refuses at start-up when it is absent. */
   readonly pivots?: PivotCapability;
   readonly streams?: StreamCapability;
+  readonly idempotency?: IdempotencyCapability;
 }

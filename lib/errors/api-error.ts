@@ -20,6 +20,36 @@ export class ApiError extends Error {
   body(): Record<string, unknown> {
     return {};
   }
+
+  /** Response headers the error answers with (`ETag` of a 412, `Retry-After` of a 409 in progress). */
+  headers(): Record<string, string> {
+    return {};
+  }
+}
+
+/**
+ * Decision 81: `If-Match` named another version than the record's (nothing written). Carries the
+ * current tag in `ETag` when the record exists, and the stale ids of a batch in `error.ids`.
+ */
+export class PreconditionFailedError extends ApiError {
+  constructor(readonly current: string | null, readonly ids?: Array<string | number>) {
+    super('precondition_failed', ids ? `The records were changed since they were read: ${ids.join(', ')}.` : 'The record was changed since it was read (If-Match does not name its current version).');
+  }
+
+  override body(): Record<string, unknown> {
+    return this.ids ? { error: { ids: this.ids } } : {};
+  }
+
+  override headers(): Record<string, string> {
+    return this.current ? { ETag: this.current } : {};
+  }
+}
+
+/** Decision 81: `requireIfMatch` and a PUT, PATCH or DELETE without `If-Match`. */
+export class PreconditionRequiredError extends ApiError {
+  constructor() {
+    super('precondition_required', 'This resource requires If-Match with the version read (its ETag) on PUT, PATCH and DELETE.');
+  }
 }
 
 export class BadRequestError extends ApiError {

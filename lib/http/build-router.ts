@@ -9,6 +9,7 @@ import { abortRequest, contextOf } from './request-context-middleware';
 import { Reply, type RouteDefinition, type RouteTable } from './routes';
 import { dropConditionsOnBypass, sendJson } from './send-json';
 import { serialize, toJson } from '../service/serialize';
+import { answerHeaders, holdKey, type HeldKey, type IdempotencyGate } from './idempotency';
 
 /** Middleware a feature puts in front of some routes (permission checks, cache), chosen per route. */
 export type RouteMiddlewareFactory = (route: RouteDefinition) => RequestHandler | null;
@@ -28,24 +29,39 @@ function handler(route: RouteDefinition, options: RouterOptions): RequestHandler
   return async (req: Request, res: Response): Promise<void> => {
     const ctx = contextOf(res);
     let result: unknown;
+    let held: HeldKey | null = null;
     try {
       // parsed from the URL and checked against what the route accepts (query/read-params.ts)
       const params = readParams(req, accepted, read);
       // a write body's keys, checked whole before any of the route's work (decisions 50, 77)
       route.checkBody?.(withoutAppParams(req.body, accepted), params);
-      // the request deadline (armed in `run`) answers for a slow route; the work goes on to its
-      // end behind it, so what it commits is still followed by the cache bump below
-      result = await route.handler({ req, res, ctx, params });
+      // decision 80: a repeated Idempotency-Key answers what the first request answered
+      const key = await holdKey(options.idempotency, route, req, ctx);
+      if (key instanceof Reply) result = key;
+      else {
+        held = key;
+        // the request deadline (armed in `run`) answers for a slow route; the work goes on to its
+        // end behind it, so what it commits is still followed by the cache bump below
+        result = await route.handler({ req, res, ctx, params });
+      }
+    } catch (error) {
+      // nothing stored for a failed request; a store that fails too must not hide the request's own error
+      await held?.release().catch(() => undefined);
+      throw error;
     } finally {
       // also when a hook failed after a commit: what was written is written
       const after = options.beforeRespond?.(ctx);
       if (after) await after;
     }
     if (route.answers === 'stream') return;
+    const json = result instanceof Reply ? result.json : toJson(result);
+    // stored also when the deadline answered already: what was written is written
+    // a store that fails here leaves the key claimed until it is stale: the answer still goes out
+    if (held) await held.complete(result instanceof Reply ? result.status : 200, answerHeaders(res, result instanceof Reply ? result.headers : {}), json ?? JSON.stringify(serialize((result as Reply).body))).catch(() => undefined);
     // the deadline answered already (503 timeout): the late result has no one to go to
     if (res.headersSent || deadlinePassed(res)) return;
     if (!(result instanceof Reply)) {
-      sendJson(req, res, toJson(result));
+      sendJson(req, res, json!);
       return;
     }
     res.status(result.status).set(result.headers);
@@ -101,6 +117,8 @@ export interface RouterOptions {
   allowParams?: (route: RouteDefinition) => readonly string[];
   /** What a route's records support (soft delete, hierarchy): parameters for what they lack are a 400 saying so. */
   scope?: (route: RouteDefinition) => ParamScope;
+  /** Idempotency-Key stores (decision 80), per route. */
+  idempotency?: IdempotencyGate;
 }
 
 /** A route ready to match: its path split into literal segments (lower case) and `:param` names. */

@@ -40,6 +40,7 @@ export function errorMiddleware(log: Loggers, unavailability?: Unavailability, c
       if (err.status === 503 || err.status === 429) res.set('Retry-After', '2');
       // a 401 says how to authenticate (RFC 6750); the body stays decision 26's
       if (err.status === 401) res.set('WWW-Authenticate', challenge ? challenge(req) : bearerChallenge({}, Boolean(req.headers.authorization)));
+      res.set(err.headers());
       res.status(err.status).json({ message: err.message, type: err.type, status: err.status, ...err.body() });
       return;
     }

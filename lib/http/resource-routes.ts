@@ -1,8 +1,9 @@
 import type { RequestParams } from '../query';
 import type { RequestContext } from '../service/request-context';
 import type { ResourceService } from '../service/resource-service';
-import { Reply, type ReadGate, type RouteDefinition } from './routes';
+import { Reply, type ReadGate, type RouteDefinition, type RouteInput } from './routes';
 import { Owned, ownedJson } from '../service/serialize';
+import { withVersionTag } from './version-tags';
 
 export type UpdateMultipleRoute = 'batch' | 'update-multiple';
 
@@ -22,7 +23,7 @@ export interface TreeReads {
   show(id: string, params: RequestParams, ctx: RequestContext): Promise<unknown>;
 }
 
-type Spec = Pick<RouteDefinition, 'action' | 'method' | 'access' | 'summary' | 'handler'> & { path: string; name?: string };
+type Spec = Pick<RouteDefinition, 'action' | 'method' | 'access' | 'summary' | 'handler' | 'permissions' | 'params'> & { path: string; name?: string };
 
 /**
  * The resource routes of one resource. Fixed segments come before `/:id` so `first`, `batch` and
@@ -32,6 +33,10 @@ export function resourceRoutes(service: ResourceService, options: ResourceRouteO
   const resource = service.entry.declaration.name;
   const id = (input: { req: { params: Record<string, unknown> } }) => String(input.req.params.id);
   const own = (action: Parameters<ResourceService['owned']>[0], value: unknown) => service.owned(action, value);
+  // decision 81: the version ETag of versioned resources' single-record answers
+  const versionField = service.entry.info.versionField;
+  const tagged = (input: RouteInput, result: unknown) => withVersionTag(input, versionField, result);
+  const ifMatch = (input: RouteInput) => ({ ifMatch: input.req.get('if-match') });
   const specs: Spec[] = [
     {
       action: 'index', method: 'get', path: '', access: 'read', summary: 'List records',
@@ -47,7 +52,7 @@ export function resourceRoutes(service: ResourceService, options: ResourceRouteO
       action: 'first', method: 'get', path: '/first', access: 'read', summary: 'The first matching record',
       handler: async (input) => {
         const plan = await service.planList(input.params, input.ctx, { forFirst: true });
-        return options.read(input, { method: 'list_all', query: plan.query }, () => service.firstAnswer(plan, input.ctx));
+        return tagged(input, await options.read(input, { method: 'list_all', query: plan.query }, () => service.firstAnswer(plan, input.ctx)));
       },
     },
     {
@@ -60,6 +65,10 @@ export function resourceRoutes(service: ResourceService, options: ResourceRouteO
     },
     { action: 'validate', method: 'post', path: '/validate', access: 'create', summary: 'Validate a record without saving it', handler: ({ req, ctx }) => service.validate(req.body, ctx) },
   ];
+  if ((service.entry.declaration.upsertKeys ?? []).length > 0) {
+    // decision 79: creates and updates, so both rights are needed (403 before anything is written)
+    specs.push({ action: 'upsert', method: 'post', path: '/upsert', access: 'create', summary: 'Create or update records matched by unique fields', permissions: [`${resource}.store`, `${resource}.update`], params: [], handler: async ({ req, ctx }) => own('create', await service.upsert(req.body, ctx)) });
+  }
   if (options.updateMultipleRoutes.includes('batch')) {
     specs.push({ action: 'updateMultiple', method: 'patch', path: '/batch', access: 'update', summary: 'Update several records', handler: async ({ req, ctx }) => own('update', await service.updateMultiple(req.body, ctx)) });
   }
@@ -77,13 +86,13 @@ export function resourceRoutes(service: ResourceService, options: ResourceRouteO
       handler: async (input) => {
         if (options.hierarchy.wants(input.params)) return new Reply(200, null, {}, ownedJson(await options.hierarchy.show(id(input), input.params, input.ctx)));
         const plan = await service.planShow(id(input), input.params, input.ctx);
-        return options.read(input, { method: 'get_one', query: plan.query }, () => service.showAnswer(plan, input.ctx));
+        return tagged(input, await options.read(input, { method: 'get_one', query: plan.query }, () => service.showAnswer(plan, input.ctx)));
       },
     },
-    { action: 'store', method: 'post', path: '', access: 'create', summary: 'Create one record or several', handler: async ({ req, ctx }) => own('create', await service.store(req.body, ctx)) },
-    { action: 'update', method: 'put', path: '/:id', access: 'update', summary: 'Update a record', handler: async (input) => own('update', await service.update(id(input), input.req.body, input.ctx)) },
-    { action: 'updatePatch', method: 'patch', path: '/:id', access: 'update', summary: 'Update a record', handler: async (input) => own('update', await service.update(id(input), input.req.body, input.ctx)) },
-    { action: 'destroy', method: 'delete', path: '/:id', access: 'delete', summary: 'Delete a record', handler: (input) => service.destroy(id(input), input.ctx) },
+    { action: 'store', method: 'post', path: '', access: 'create', summary: 'Create one record or several', handler: async (input) => tagged(input, own('create', await service.store(input.req.body, input.ctx))) },
+    { action: 'update', method: 'put', path: '/:id', access: 'update', summary: 'Update a record', handler: async (input) => tagged(input, own('update', await service.update(id(input), input.req.body, input.ctx, ifMatch(input)))) },
+    { action: 'updatePatch', method: 'patch', path: '/:id', access: 'update', summary: 'Update a record', handler: async (input) => tagged(input, own('update', await service.update(id(input), input.req.body, input.ctx, ifMatch(input)))) },
+    { action: 'destroy', method: 'delete', path: '/:id', access: 'delete', summary: 'Delete a record', handler: async (input) => tagged(input, await service.destroy(id(input), input.ctx, ifMatch(input))) },
   );
   if (service.entry.info.softDelete) {
     specs.push(

@@ -4,6 +4,7 @@ import type { Registry } from '../service/registry';
 import { idSchema, recordSchema, writeSchema, type JsonSchema } from './json-schema';
 import { addNestedSchemas } from './nested-schemas';
 import { jsonResponse, operationShape, schemaRef } from './operations';
+import { writeHeaders } from './write-headers';
 import { QUERY_SCHEMAS, parameterComponents, parameterRef } from './parameters';
 
 /** The version of the interface specification this library implements (spec "Versioning"). */
@@ -44,9 +45,11 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
   401: 'No valid credential',
   403: 'The caller lacks the permission',
   404: 'No such record (or not visible to the caller)',
-  409: 'Conflict: a unique value taken, or a record still referenced',
+  409: 'Conflict: a unique value taken, a record still referenced, or an Idempotency-Key still in use',
+  412: 'Precondition failed: If-Match does not name the current version (the current ETag in the header)',
   413: 'The body is too large',
-  422: 'Validation failed (errors per field)',
+  422: 'Validation failed (errors per field), or an Idempotency-Key reused with another request',
+  428: 'Precondition required: If-Match is required on this resource',
   429: 'The caller holds its share of open change streams',
   500: 'Internal error',
   503: 'The database is unavailable',
@@ -153,16 +156,17 @@ export function buildOpenApi(table: DocumentedRoutes, registry: Registry, option
     shape.params = shape.params.filter((p) => (p !== 'soft_delete' || related.softDelete) && (p !== 'hierarchy' || related.hierarchyField));
     shape.params.forEach((p) => usedParameters.add(p));
     const open = Boolean(options.security?.isPublic?.(route.name));
-    const statuses = errorStatuses(route, secured, open);
+    const headers = writeHeaders(route, entries.find((e) => e.info.name === route.model));
+    const statuses = [...new Set([...errorStatuses(route, secured, open), ...headers.statuses])].sort();
     statuses.forEach((s) => usedErrors.add(s));
-    const success: Record<string, JsonSchema> = { [shape.status ?? '200']: shape.response };
+    const success: Record<string, JsonSchema> = { [shape.status ?? '200']: Object.keys(headers.headers).length ? { ...shape.response, headers: headers.headers } : shape.response };
     if (shape.partial) success['207'] = jsonResponse({ type: 'object', properties: { success: { const: false }, error: { type: 'object', additionalProperties: true } }, required: ['success', 'error'], additionalProperties: true }, 'Partial success: the ids not found are in error.not_found_ids');
     const operation: JsonSchema = {
       operationId: route.name,
       summary: route.summary,
       description: describe(route, secured && !open),
       tags: [route.resource],
-      parameters: [...pathParams, ...shape.params.map(parameterRef)],
+      parameters: [...pathParams, ...shape.params.map(parameterRef), ...headers.parameters],
       responses: { ...success, ...Object.fromEntries(statuses.map((s) => [String(s), { $ref: `#/components/responses/Error${s}` }])) },
     };
     if (shape.body) operation.requestBody = { required: true, content: { 'application/json': { schema: shape.body } } };

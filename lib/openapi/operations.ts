@@ -105,6 +105,13 @@ export function operationShape(route: DocumentedRoute, c: ShapeContext): Operati
       return { params: ['oper', 'attr', 'eq', 'select'], response: changeStream(record) };
     case 'store':
       return { params: [], body: { oneOf: [create, wrapped(create), { type: 'array', items: create }] }, response: jsonResponse({ oneOf: [write, bulk] }, 'The created record, or each created record') };
+    case 'upsert': {
+      // decision 79: create or update by a declared set of unique fields
+      const item = { type: 'object', properties: { action: { enum: ['created', 'updated', 'unchanged'] }, model: record }, required: ['action', 'model'] };
+      const answer = { type: 'object', properties: { created: { type: 'integer' }, updated: { type: 'integer' }, unchanged: { type: 'integer' }, models: { type: 'array', items: item } }, required: ['created', 'updated', 'unchanged', 'models'] };
+      const body = { type: 'object', properties: { match: { type: 'array', items: { type: 'string' }, description: 'One declared set of match keys (may be left out when one set is declared).' }, [c.model]: { oneOf: [anyObject, { type: 'array', items: anyObject }] } }, required: [c.model] };
+      return { params: [], body, response: jsonResponse(answer, 'What was done to each record, in request order') };
+    }
     case 'validate':
       return { params: [], body: create, response: jsonResponse({ type: 'object', properties: { success: { const: true } }, required: ['success'] }, 'The record would be accepted') };
     case 'update':

@@ -29,6 +29,8 @@ const BY_ACTION: Record<string, readonly string[]> = {
   // writes read their body only
   store: [],
   validate: [],
+  // decision 79
+  upsert: [],
   update: [],
   updatePatch: [],
   updateMultiple: [],

@@ -81,6 +81,13 @@ export interface ModelInfo {
   owner: string | null;
   /** The soft-delete field (deletion time) of a soft-deletable resource, else null. */
   softDelete: string | null;
+  /**
+   * The sets of fields a unique index or constraint of the model covers (from the mongoose schema
+   * or the Sequelize model), the key's included; what upsert match keys are checked against.
+   */
+  uniqueKeys?: string[][];
+  /** The version field the library maintains (decision 81), else null. */
+  versionField?: string | null;
   timestamps: boolean;
 }
 

@@ -1,6 +1,6 @@
 import { capabilitiesOf, type DriverCapabilities } from '../driver/capabilities';
 import { hasJsonReads, type JsonReads } from '../driver/json-read';
-import type { Driver, Id, ListResult, PivotCapability, PivotRow, Row, Transaction, UpdateGuard, UpdateItem } from '../driver';
+import type { Driver, IdempotencyCapability, Id, ListResult, PivotCapability, PivotRow, Row, Transaction, UpdateGuard, UpdateItem, UpsertChunk, UpsertOutcome } from '../driver';
 import type { ListQuery } from '../query/ast';
 import type { AggregateQuery, AggregateResult } from '../query/aggregate-ast';
 import type { ResourceEntry } from './registry';
@@ -101,6 +101,27 @@ export class Database {
 
   update(model: string, items: UpdateItem[], tx: Transaction, guard?: UpdateGuard): Promise<number> {
     return this.driver.update(model, items, tx, guard);
+  }
+
+  get canUpsert(): boolean {
+    return Boolean(this.driver.upsert);
+  }
+
+  /** Decision 79: one chunk of an upsert, one statement or one bulkWrite. */
+  upsert(model: string, chunk: UpsertChunk, tx: Transaction): Promise<UpsertOutcome> {
+    if (!this.driver.upsert) throw new Error(`the ${this.driver.kind} driver cannot upsert`);
+    return this.driver.upsert(model, chunk, tx);
+  }
+
+  /** Decision 80: the Idempotency-Key store of this resource's database (null: the driver keeps none); errors translated. */
+  get idempotency(): IdempotencyCapability | null {
+    const store = this.driver.idempotency;
+    if (!store) return null;
+    return {
+      claim: (...args) => this.guarded(() => store.claim(...args)),
+      complete: (...args) => this.guarded(() => store.complete(...args)),
+      release: (...args) => this.guarded(() => store.release(...args)),
+    };
   }
 
   delete(model: string, ids: Id[], tx: Transaction): Promise<Id[]> {

@@ -1,4 +1,5 @@
 import type { Driver } from '../driver';
+import { checkWriteOptions } from './check-write-options';
 import { checkDeclarationFields, checkDeclarationShape } from './check-declaration';
 import { DeclarationError } from '../errors/declaration-error';
 import type { ResourceDeclaration } from '../declaration';
@@ -57,16 +58,19 @@ export class Registry implements Catalog {
         name: decl.MODEL,
         softDelete,
         // the deletion time is written by destroy and restore only, never from a body
-        fillable: decl.fillable.filter((f) => !['id', 'created_at', 'updated_at'].includes(f) && f !== softDelete),
+        // the version field (decision 81) is the library's: never written from a body either
+        fillable: decl.fillable.filter((f) => !['id', 'created_at', 'updated_at'].includes(f) && f !== softDelete && f !== decl.versionField),
         fieldsByRole: decl.fieldsByRole ?? {},
         hierarchyField: decl.HIERARCHY_FIELD_ID ?? null,
         owner: decl.owner ?? null,
+        versionField: decl.versionField ?? null,
       };
       this.entries.set(decl.MODEL, { declaration: decl, info, driver });
     }
     this.checkRelations();
     for (const { declaration, info, driver } of this.entries.values()) {
       checkDeclarationFields(declaration, info, (name) => this.entries.get(name)?.info, driver.pivotColumns?.bind(driver));
+      checkWriteOptions(declaration, info);
     }
     const drivers = new Set([...this.entries.values()].map((e) => e.driver));
     for (const driver of drivers) driver.bind(this);

@@ -32,6 +32,8 @@ export interface WriteScope {
   /** Prefix of error keys in bulk bodies (default the MODEL: `product.1.name`). */
   itemKey?: string;
   within?: (tx: Transaction, ids: Id[]) => Promise<void>;
+  /** The request's `If-Match` header, for a PUT, PATCH or DELETE of one record (decision 81). */
+  ifMatch?: string;
 }
 
 /** `record` (the request's own copy) with the server-set values over it. */
@@ -72,7 +74,7 @@ export interface NestedWriter {
   applies(items: unknown[], scope: WriteScope): boolean;
   store(items: unknown[], many: boolean, ctx: RequestContext): Promise<WriteResult | BulkWriteResult>;
   validate(body: unknown, ctx: RequestContext): Promise<{ success: true }>;
-  update(rawId: string, body: unknown, ctx: RequestContext): Promise<WriteResult>;
+  update(rawId: string, body: unknown, ctx: RequestContext, ifMatch?: string): Promise<WriteResult>;
   /** A bulk update cannot carry nested relations: a 400 naming the first one. */
   refuseInBulkUpdate(items: unknown[], key: string): never;
 }

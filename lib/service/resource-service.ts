@@ -1,4 +1,4 @@
-import { ResourceWrites } from './resource-writes';
+import { ResourceUpserts } from './resource-upserts';
 import type { Id, Row, Transaction } from '../driver';
 import { BadRequestError, MissingIdsError, NotFoundError, ValidationError } from '../errors';
 import { modelsTouchedByDelete } from '../resource/references';
@@ -10,6 +10,7 @@ import { readIdList } from './read-body';
 import type { RequestContext } from './request-context';
 import { addError, type FieldErrors } from './validate-input';
 import type { WriteScope, WriteResult } from './resource-service-types';
+import { expectedOf, readIfMatch, staleRecord } from './versions';
 
 export type { BulkWriteResult, PlannedList, PlannedShow, WriteResult, WriteRules, WriteScope } from './resource-service-types';
 
@@ -19,7 +20,7 @@ export type { BulkWriteResult, PlannedList, PlannedShow, WriteResult, WriteRules
  * each write in one transaction with a constant number of driver calls, runs the resource's hooks
  * and turns native database errors into typed ones. Every operation takes the request context.
  */
-export class ResourceService extends ResourceWrites {
+export class ResourceService extends ResourceUpserts {
   /** Hands the resource its nested writes (`nestedWrites`, lib/service/nested), made by the API at start-up. */
   enableNestedWrites(nested: NestedWriter): void {
     this.nested = nested;
@@ -32,6 +33,7 @@ export class ResourceService extends ResourceWrites {
 
   async destroy(rawId: string, ctx: RequestContext, scope: WriteScope = {}): Promise<WriteResult> {
     const id = this.parseIdOr404(rawId, scope);
+    const expected = expectedOf(readIfMatch(this.entry, scope.ifMatch));
     await this.hooks.beforeDelete?.([id], ctx);
     this.logQuery('destroy', { id });
     const row = await this.db(() =>
@@ -40,6 +42,8 @@ export class ResourceService extends ResourceWrites {
         if (!found) throw scope.notFound?.([rawId]) ?? this.notFound(rawId);
         await this.assertOwned([id], 'delete', ctx, tx);
         await this.assertChangeable([id], ctx, tx, [found]);
+        // decision 81: If-Match compared by a write of the record (no change, its version in the condition)
+        if (expected !== undefined && (await this.database.update(this.name, [{ id, changes: {}, expected }], tx)) < 1) throw staleRecord(this.entry, found);
         await scope.within?.(tx, [id]);
         // soft-deletable: the record stays, with its deletion time, and is answered so (decision 51)
         if (this.entry.info.softDelete) {

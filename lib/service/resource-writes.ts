@@ -1,6 +1,6 @@
 import { WritePreparation } from './write-preparation';
 import type { Id } from '../driver';
-import { BadRequestError, DatabaseError, MissingIdsError, ValidationError } from '../errors';
+import { BadRequestError, DatabaseError, MissingIdsError, PreconditionFailedError, ValidationError } from '../errors';
 import { checkWanted, normalizeReferences, type WantedReferences } from './check-references';
 import { chunkRanges, pipelinedInsert } from './pipelined-insert';
 import { runHook } from './hooks';
@@ -9,6 +9,14 @@ import { plainObject, readStoreBody } from './read-body';
 import type { RequestContext } from './request-context';
 import { addError, type FieldErrors } from './validate-input';
 import type { BulkWriteResult, NestedWriter, WriteResult, WriteScope } from './resource-service-types';
+import { expectedOf, itemVersion, readIfMatch, staleBatch, staleRecord } from './versions';
+
+/** Inside a batch's transaction: a precondition did not hold (answered, with its ids, once it is rolled back). */
+class StaleItems extends PreconditionFailedError {
+  constructor() {
+    super(null, []);
+  }
+}
 
 /** The create and update paths of a resource (nested writes handed to NestedWrites). */
 export class ResourceWrites extends WritePreparation {
@@ -95,8 +103,9 @@ export class ResourceWrites extends WritePreparation {
   }
 
   async update(rawId: string, body: unknown, ctx: RequestContext, scope: WriteScope = {}): Promise<WriteResult> {
-    if (this.nested?.applies([body], scope)) return this.nested.update(rawId, body, ctx);
+    if (this.nested?.applies([body], scope)) return this.nested.update(rawId, body, ctx, scope.ifMatch);
     const id = this.parseIdOr404(rawId, scope);
+    const expected = expectedOf(readIfMatch(this.entry, scope.ifMatch));
     const [prepared] = await this.prepare([plainObject(body ?? {}, 'The request body')], 'update', () => '', ctx, scope.forced);
     const [item] = await runHook(this.hooks.beforeUpdate, [{ id, changes: prepared }], ctx);
     this.logQuery('update', { id, changes: item.changes });
@@ -106,7 +115,11 @@ export class ResourceWrites extends WritePreparation {
         const existing = await this.changeableIds([id], ctx, tx, scope.narrow);
         if (existing.length === 0) throw scope.notFound?.([rawId]) ?? this.notFound(rawId);
         await this.assertOwned([id], 'update', ctx, tx);
-        if (Object.keys(item.changes).length > 0) await this.database.update(this.name, [item], tx);
+        // decision 81: If-Match is compared by the write itself (also when nothing changes)
+        if (Object.keys(item.changes).length > 0 || expected !== undefined) {
+          const count = await this.database.update(this.name, [{ ...item, expected }], tx);
+          if (expected !== undefined && count < 1) throw staleRecord(this.entry, (await this.reload([id], tx, ctx))[0]);
+        }
         await scope.within?.(tx, [id]);
         await this.assertNoCycle([item], tx, () => '');
         return this.reload([id], tx, ctx);
@@ -145,16 +158,22 @@ export class ResourceWrites extends WritePreparation {
     if (unknownIds.length > 0) throw scope.notFound?.(unknownIds) ?? new MissingIdsError(this.name, unknownIds);
     if (new Set(ids).size !== ids.length) throw new BadRequestError(`Each id may appear only once in "${key}".`, key);
     const changes = await this.prepare(raw, 'update', (i) => `${key}.${i}.`, ctx, scope.forced);
-    const items = await runHook(this.hooks.beforeUpdate, ids.map((id, i) => ({ id, changes: changes[i] })), ctx);
+    // decision 81: an item's `version` is its precondition (versioned resources only)
+    const versions = raw.map((item) => (this.entry.info.versionField ? itemVersion(item) : undefined));
+    const checked = versions.some((v) => v !== undefined);
+    const items = (await runHook(this.hooks.beforeUpdate, ids.map((id, i) => ({ id, changes: changes[i] })), ctx)).map((item, i) => ({ ...item, expected: versions[i] }));
     this.logQuery('updateMultiple', { ids });
     let shortfall = false;
     const written = await this.db(() =>
       this.database.transaction(async (tx) => {
         await this.lockHierarchy(items, tx);
-        const changed = items.filter((item) => Object.keys(item.changes).length > 0);
+        const changed = items.filter((item) => Object.keys(item.changes).length > 0 || item.expected !== undefined);
+        const stale = (reached: number) => {
+          if (checked && reached < changed.length) throw new StaleItems();
+        };
         // a caller who sees every record: the UPDATE itself finds which ids exist (a missing one is
         // a 404 that rolls back what it wrote), one statement fewer than checking them first
-        if (this.database.canUpdateRows && changed.length === items.length && this.seesEveryRecord(ctx, scope)) {
+        if (this.database.canUpdateRows && changed.length === items.length && !checked && this.seesEveryRecord(ctx, scope)) {
           const read = this.readBack(ids, ctx);
           // outside a hierarchy nothing is checked after it: it writes all rows or none, and may
           // commit with its COMMIT on the same round trip; which ids were missing is read after
@@ -177,20 +196,31 @@ export class ResourceWrites extends WritePreparation {
         if (this.database.canUpdateRows && changed.length === items.length) {
           const read = this.readBack(ids, ctx);
           const rows = await this.database.updateRows(this.name, changed, tx, read);
+          stale(rows.length);
           await this.assertNoCycle(items, tx, (i) => `${key}.${i}.`);
           return inIdOrder(this.shape(rows, read, ctx), ids, this.entry.info.key);
         }
-        if (changed.length > 0) await this.database.update(this.name, changed, tx);
+        if (changed.length > 0) stale(await this.database.update(this.name, changed, tx));
         await this.assertNoCycle(items, tx, (i) => `${key}.${i}.`);
         return this.reload(ids, tx, ctx);
       }),
     ).catch(async (error: unknown) => {
       // the all-or-none UPDATE wrote nothing: the 404 names the ids missing now
       if (shortfall) this.assertAllFound(ids, await this.visibleIds(ids, ctx, undefined, scope.narrow), scope);
+      // rolled back: the 412 names the ids whose version is not the one their item carried
+      if (error instanceof StaleItems) throw staleBatch(await this.staleIds(items, ctx));
       throw error;
     });
     ctx.touched.add(this.name);
     const rows = await runHook(this.hooks.afterUpdate, written, ctx);
     return { success: true, models: rows.map((model) => ({ success: true as const, model })) };
+  }
+
+  /** The items whose record's version is not the one they carried (read after the rollback). */
+  protected async staleIds(items: Array<{ id: Id; expected?: number }>, ctx: RequestContext): Promise<Id[]> {
+    const field = this.entry.info.versionField!;
+    const rows = await this.db(() => this.read(items.map((i) => i.id), { select: [this.entry.info.key, field], relations: [] }, ctx));
+    const now = new Map(rows.map((row) => [String(row[this.entry.info.key]), row[field]]));
+    return items.filter((i) => i.expected !== undefined && now.get(String(i.id)) !== i.expected).map((i) => i.id);
   }
 }

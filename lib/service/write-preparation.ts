@@ -33,7 +33,8 @@ export class WritePreparation extends ResourceReads {
       // yup's own schema behind the published structural type (YupLikeSchema)
       schema: (mode === 'create' ? declaration.validation?.create : declaration.validation?.update),
       prohibited: this.pipeline.policy.prohibitedFields(info, ctx),
-      stamped: { ...this.ownerStamp(mode, ctx), ...forced },
+      // decision 81: a new record starts at version 1, whatever the body says
+      stamped: { ...this.ownerStamp(mode, ctx), ...(mode === 'create' && info.versionField ? { [info.versionField]: 1 } : {}), ...forced },
       roles: rolesRule(declaration.grantableRoles, declaration.rolesField, ctx),
     };
   }

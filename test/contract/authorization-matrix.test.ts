@@ -12,10 +12,11 @@ type Right = 'read' | 'create' | 'update' | 'delete';
 const ALL: Right[] = ['read', 'create', 'update', 'delete'];
 /** example-app.md "Users, authentication and permissions" (own grants: reviews for customers, users read own). */
 const ROLES_TABLE: Record<string, Record<string, Right[]>> = {
-  admin: { products: ALL, categories: ALL, tags: ALL, reviews: ALL, users: ALL },
-  editor: { products: ['read', 'create', 'update'], categories: ['read', 'create', 'update'], tags: ['read', 'create', 'update'], reviews: ['read'], users: [] },
-  viewer: { products: ['read'], categories: ['read'], tags: ['read'], reviews: ['read'], users: [] },
-  customer: { products: ['read'], categories: ['read'], tags: ['read'], reviews: ALL, users: ['read'] },
+  admin: { products: ALL, categories: ALL, tags: ALL, reviews: ALL, users: ALL, orders: ALL },
+  editor: { products: ['read', 'create', 'update'], categories: ['read', 'create', 'update'], tags: ['read', 'create', 'update'], reviews: ['read'], users: [], orders: ['read', 'update'] },
+  viewer: { products: ['read'], categories: ['read'], tags: ['read'], reviews: ['read'], users: [], orders: ['read'] },
+  // orders: read and create their own (user_id = self), no update or delete
+  customer: { products: ['read'], categories: ['read'], tags: ['read'], reviews: ALL, users: ['read'], orders: ['read', 'create'] },
 };
 
 const RIGHT_OF: Record<string, Right> = { index: 'read', view: 'read', store: 'create', update: 'update', delete: 'delete' };
@@ -35,6 +36,7 @@ forEachDriver('authorization: role matrix', (ctx: ContractContext) => {
   let product: Rec;
   let category: Rec;
   let tag: Rec;
+  let buyer: Rec;
 
   before(async function () {
     this.timeout(120_000);
@@ -43,6 +45,7 @@ forEachDriver('authorization: role matrix', (ctx: ContractContext) => {
     category = await ctx.category();
     product = await ctx.product({ category_id: category.id });
     tag = await ctx.tagRec();
+    buyer = await ctx.user();
   });
 
   /** A record the request acts on, made by the superuser; reviews belong to the acting user (own grants). */
@@ -52,6 +55,7 @@ forEachDriver('authorization: role matrix', (ctx: ContractContext) => {
     else if (resource === 'categories') rec = await ctx.category();
     else if (resource === 'tags') rec = await ctx.tagRec();
     else if (resource === 'users') rec = actor && actor.user.roles && (actor.user.roles as string[])[0] === 'customer' ? actor.user : await ctx.user();
+    else if (resource === 'orders') rec = await ctx.create('orders', { ...createBody('orders'), user_id: actor?.user.id ?? buyer.id });
     else rec = await ctx.create('reviews', { product_id: product.id, user_id: actor?.user.id ?? null, rating: 4 });
     if (trashed) expect((await ctx.request().delete(`${API}/${resource}/${rec.id}`)).status).to.equal(200);
     return rec;
@@ -61,12 +65,14 @@ forEachDriver('authorization: role matrix', (ctx: ContractContext) => {
     if (resource === 'products') return { name: 'Matrix', sku: ctx.unique('msku'), price: 1 };
     if (resource === 'reviews') return { product_id: product.id, rating: 3 };
     if (resource === 'users') return { name: 'Matrix', email: `${ctx.unique('m')}@example.test` };
+    if (resource === 'orders') return { user_id: buyer.id, number: ctx.unique('MO'), total: 1, placed_at: '2026-11-01T00:00:00.000Z' };
     return { name: ctx.unique('matrix') };
   }
 
   function changes(resource: string): Params {
     if (resource === 'reviews') return { rating: 1 };
     if (resource === 'tags') return { name: ctx.unique('changed') };
+    if (resource === 'orders') return { notes: 'Changed by matrix' };
     return { name: 'Changed by matrix' };
   }
 
@@ -124,8 +130,9 @@ forEachDriver('authorization: role matrix', (ctx: ContractContext) => {
       if (route.access === 'delete') {
         unchanged = async () => expect((await ctx.request().get(`${API}/${resource}/${rec.id}`)).status).to.equal(200);
       }
-    } else if (route.action === 'store' || route.action === 'validate') {
-      body = createBody(resource);
+    } else if (route.action === 'store' || route.action === 'validate' || route.action === 'upsert') {
+      // an upsert of a new record (decision 79: both the create and the update right)
+      body = route.action === 'upsert' ? { [route.model]: createBody(resource) } : createBody(resource);
       const before = await ctx.count(resource);
       unchanged = async () => expect(await ctx.count(resource)).to.equal(before);
     } else if (route.action.startsWith('updateMultiple')) {

@@ -68,6 +68,10 @@ for (const [driver, build] of Object.entries(MODELS)) {
       expect(start(base())).to.not.throw();
     });
 
+    it('upsertKeys on the primary key start (a unique key)', () => {
+      expect(start(change(2, { upsertKeys: [['id']] }))).to.not.throw();
+    });
+
     const mistakes: Array<[string, () => Decls, RegExp]> = [
       ['an unknown field in fillable', () => change(0, { fillable: ['name', 'colour'] }), /Resource widget: fillable: "colour" is not a field/],
       ['an unknown field in writeOnly', () => change(0, { writeOnly: ['secret'] }), /Resource widget: writeOnly: "secret" is not a field/],
@@ -87,6 +91,12 @@ for (const [driver, build] of Object.entries(MODELS)) {
       ['a missing MODEL', () => change(0, { MODEL: undefined }), /Resource widgets: MODEL: give the model identifier/],
       ['a missing fillable', () => change(0, { fillable: undefined }), /Resource widget: fillable: list the writable fields/],
       ['RELATIONS naming a relation that does not exist', () => change(0, { RELATIONS: ['parts', 'gadgets'] }), /gadgets/],
+      // decision 79: match keys must be backed by a unique index or constraint
+      ['upsertKeys without a unique index', () => change(0, { upsertKeys: [['name']] }), /Resource widget: upsertKeys: upsertKeys \[name\] of widgets: no unique index/],
+      ['upsertKeys naming an unknown field', () => change(0, { upsertKeys: [['code']] }), /Resource widget: upsertKeys: .*"code" not a field/],
+      // decision 81
+      ['a versionField that is not a field', () => change(0, { versionField: 'rev' }), /Resource widget: versionField: "rev" is not a field/],
+      ['requireIfMatch without a versionField', () => change(0, { requireIfMatch: true }), /Resource widget: requireIfMatch: needs a versionField/],
     ];
     for (const [title, decls, message] of mistakes) {
       it(`refuses ${title}`, () => {

@@ -31,7 +31,8 @@ export class NestedWrites {
 
   /** True for a resource route's body holding a relation key (opted in, or to be refused by name). */
   applies(items: unknown[], scope: WriteScope): boolean {
-    if (Object.keys(scope).length > 0) return false;
+    // a scoped write (a relation route's) never nests; If-Match alone does not scope a write
+    if (Object.keys(scope).some((key) => key !== 'ifMatch')) return false;
     return items.some((item) => hasNested(this.parent.entry.info, item));
   }
 
@@ -62,13 +63,15 @@ export class NestedWrites {
   }
 
   /** PUT/PATCH with nested parts: the parent's update, then its records and links in the same transaction. */
-  async update(rawId: string, body: unknown, ctx: RequestContext): Promise<WriteResult> {
+  async update(rawId: string, body: unknown, ctx: RequestContext, ifMatch?: string): Promise<WriteResult> {
     const errors: FieldErrors = {};
     const parsed = parseNestedItem(plainObject(body ?? {}, 'The request body'), this.parent.entry.info, this.relations, 'update', '', errors, this.budget());
     const id = this.parent.database.parseId(this.parent.name, rawId);
     const prepared = await this.check([parsed], id, ctx, errors, () => this.parent.prepare([parsed.attributes], 'update', () => '', ctx));
     let outcome: Outcome | null = null;
+    // decision 81: the parent's If-Match, compared by the parent's write
     const result = await this.parent.update(rawId, parsed.attributes, ctx, {
+      ifMatch,
       within: async (tx, ids) => {
         outcome = await this.run(prepared, ids, false, ctx, tx);
       },

@@ -1,0 +1,50 @@
+import type { Id, Transaction, UpsertChunk, UpsertOutcome } from '../../lib/driver';
+import { outputValue } from './serialize';
+import { toObjectId } from './compile-context';
+import { lockReferences, type WriteContext } from './write-operations';
+
+/**
+ * Decision 79 on MongoDB: ONE bulkWrite per chunk, every operation an `updateOne` on the match
+ * keys (backed by a unique index, checked at start). A record that matched when the request was
+ * checked updates the fields it gives, only where one differs (decision 67); a new one is an
+ * upsert, so a record a concurrent request created meanwhile is updated instead (inside a
+ * transaction the duplicate is a write conflict the transaction loop retries), never a second
+ * record. The version field is incremented by every write (`$inc` makes 1 on insert).
+ * Outcome: `created` for the upserted (their ids from the reply), `updated` for the others.
+ */
+export async function upsertRecords(ctx: WriteContext, model: string, chunk: UpsertChunk, tx: Transaction): Promise<UpsertOutcome> {
+  const native = ctx.model(model);
+  const info = ctx.catalog().model(model);
+  const version = info.versionField ?? null;
+  const idFields = new Set(Object.values(info.fields).filter((f) => f.type === 'id').map((f) => f.name));
+  const cast = (field: string, value: unknown) => (idFields.has(field) && typeof value === 'string' ? toObjectId(value) : value);
+  const filterOf = (record: Record<string, unknown>) => Object.fromEntries(chunk.keys.map((k) => [k === 'id' ? '_id' : k, cast(k, record[k])]));
+  const valuesOf = (record: Record<string, unknown>) => {
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(record)) if (v !== undefined && k !== 'id' && k !== '_id' && k !== version && !chunk.keys.includes(k)) out[k] = v;
+    return out;
+  };
+  const bump = version ? { $inc: { [version]: 1 } } : {};
+  const ops: unknown[] = [];
+  chunk.matched.forEach((record, i) => {
+    const set = valuesOf(record);
+    const keys = Object.keys(set);
+    // written only where a given value differs (the service sends only such records)
+    ops.push({ updateOne: { filter: { _id: toObjectId(String(chunk.matchedIds[i])), $or: keys.length ? keys.map((k) => ({ [k]: { $ne: cast(k, set[k]) } })) : [{ _id: null }] }, update: { $set: set, ...bump } } });
+  });
+  for (const set of chunk.matched.map(valuesOf)) if (Object.keys(set).length) await native.validate({ ...set }, Object.keys(set));
+  const firstCreated = ops.length;
+  for (const record of chunk.created) {
+    const set = valuesOf(record);
+    await native.validate({ ...set, ...Object.fromEntries(chunk.keys.map((k) => [k, record[k]])) });
+    ops.push({ updateOne: { filter: filterOf(record), update: { $set: set, ...bump }, upsert: true, setDefaultsOnInsert: true } });
+  }
+  if (ops.length === 0) return { matched: [], created: [], createdIds: [] };
+  await lockReferences(ctx, model, [...chunk.matched, ...chunk.created], tx);
+  const result = await native.bulkWrite(ops as never, { session: ctx.session(tx), ordered: true, timestamps: true });
+  const upserted = (result as unknown as { upsertedIds?: Record<string, unknown> }).upsertedIds ?? {};
+  const createdIds: Array<Id | null> = chunk.created.map(() => null);
+  for (const [index, id] of Object.entries(upserted)) createdIds[Number(index) - firstCreated] = String(outputValue(id));
+  // an upsert that found a record (created concurrently) updated it
+  return { matched: chunk.matched.map(() => 'updated'), created: createdIds.map((id) => (id === null ? 'updated' : 'created')), createdIds };
+}

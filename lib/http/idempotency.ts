@@ -1,0 +1,103 @@
+import { createHash } from 'node:crypto';
+import type { Request, Response } from 'express';
+import { ApiError, BadRequestError } from '../errors';
+import type { IdempotencyCapability } from '../driver';
+import type { RequestContext } from '../service/request-context';
+import { Reply, type RouteDefinition } from './routes';
+
+/**
+ * Decision 80, the HTTP part: `Idempotency-Key` on POST, PUT, PATCH and DELETE. The first request
+ * with a key (per caller) claims it in the database before it runs; its answer (status, body,
+ * ETag, Location, Content-Type) is stored when it succeeded, and the claim is dropped when it
+ * failed (4xx, 5xx store nothing). A repeat with the same method, path (query string included)
+ * and body (as parsed JSON) gets the stored answer with `Idempotent-Replayed: true`; another
+ * request under the key is a 422; while the first runs, a 409 with `Retry-After`. The store is
+ * the database (a table or collection the driver creates), so instances share it. http knows no
+ * database: the store is handed in by the composition root, per route.
+ */
+
+/** One caller's keys in the database of a route's resource (the driver's store, through the service's door). */
+export type IdempotencyStore = IdempotencyCapability;
+
+export interface IdempotencyGate {
+  /** The store for a route (its resource's database); null: the route's driver keeps no keys. */
+  storeFor(route: RouteDefinition): IdempotencyStore | null;
+  ttlSeconds: number;
+  /** A claim older than this whose request never finished (a crashed instance) may be taken over. */
+  staleSeconds: number;
+}
+
+const WRITES = new Set(['post', 'put', 'patch', 'delete']);
+const KEY = /^[\x20-\x7e]{1,255}$/;
+const KEPT_HEADERS = ['etag', 'location', 'content-type'];
+
+class KeyInProgress extends ApiError {
+  constructor() {
+    super('idempotency_key_in_progress', 'A request with this Idempotency-Key is still running; retry after it finished.');
+  }
+
+  override headers(): Record<string, string> {
+    return { 'Retry-After': '1' };
+  }
+}
+
+/** Body compared as parsed JSON, key order aside. */
+function canonical(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(canonical);
+  if (value !== null && typeof value === 'object') {
+    const out: Record<string, unknown> = {};
+    for (const key of Object.keys(value).sort()) out[key] = canonical((value as Record<string, unknown>)[key]);
+    return out;
+  }
+  return value;
+}
+
+function fingerprintOf(req: Request): string {
+  const body = req.body === undefined || (typeof req.body === 'object' && req.body !== null && Object.keys(req.body).length === 0 && !Array.isArray(req.body)) ? null : req.body;
+  return createHash('sha256').update(JSON.stringify([req.method.toUpperCase(), req.originalUrl, canonical(body)])).digest('hex');
+}
+
+/** A claimed key: how the router stores or drops the answer. */
+export interface HeldKey {
+  complete(status: number, headers: Record<string, string>, body: string): Promise<void>;
+  release(): Promise<void>;
+}
+
+/**
+ * Before a write runs: null when the request carries no key (or the route keeps none); a Reply
+ * replaying the stored answer; or the key held for this request. Throws the 400, 409 and 422.
+ */
+export async function holdKey(gate: IdempotencyGate | undefined, route: RouteDefinition, req: Request, ctx: RequestContext): Promise<HeldKey | Reply | null> {
+  if (!gate || !WRITES.has(route.method)) return null;
+  const key = req.headers['idempotency-key'];
+  if (key === undefined) return null;
+  if (typeof key !== 'string' || !KEY.test(key)) throw new BadRequestError('The Idempotency-Key header must be 1 to 255 printable ASCII characters.', 'Idempotency-Key');
+  const store = gate.storeFor(route);
+  if (!store) return null;
+  const caller = ctx.user ? `user:${String(ctx.user.id)}` : 'anonymous';
+  const fingerprint = fingerprintOf(req);
+  const found = await store.claim(caller, key, fingerprint, gate.ttlSeconds, gate.staleSeconds);
+  if (!found.claimed) {
+    if (!found.answer) throw new KeyInProgress();
+    if (found.fingerprint !== fingerprint) throw new ApiError('idempotency_key_reused', 'This Idempotency-Key was used with another request (method, path or body).');
+    return new Reply(found.answer.status, null, { ...found.answer.headers, 'Idempotent-Replayed': 'true' }, found.answer.body);
+  }
+  return {
+    complete: (status, headers, body) => {
+      const kept: Record<string, string> = {};
+      for (const [name, value] of Object.entries(headers)) if (KEPT_HEADERS.includes(name.toLowerCase())) kept[name] = value;
+      return status >= 200 && status < 300 ? store.complete(caller, key, { status, headers: kept, body }) : store.release(caller, key);
+    },
+    release: () => store.release(caller, key),
+  };
+}
+
+/** The headers an answer went out with that a replay repeats. */
+export function answerHeaders(res: Response, extra: Record<string, string>): Record<string, string> {
+  const out: Record<string, string> = { 'Content-Type': 'application/json; charset=utf-8' };
+  for (const name of KEPT_HEADERS) {
+    const value = res.getHeader(name);
+    if (typeof value === 'string') out[name === 'etag' ? 'ETag' : name === 'location' ? 'Location' : 'Content-Type'] = value;
+  }
+  return { ...out, ...extra };
+}
