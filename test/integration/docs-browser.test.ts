@@ -49,7 +49,7 @@ describe('API docs page in headless Chromium', function () {
       const { stdout } = await run(chromium!, [...flags, '--dump-dom', url], { maxBuffer: 64 * 1024 * 1024, timeout: 60_000 });
       const tags = [...stdout.matchAll(/data-tag="([^"]+)"/g)].map((m) => m[1]);
       // one section per resource, and one for the caller's own records (/me)
-      expect(new Set(tags)).to.deep.equal(new Set(['categories', 'products', 'reviews', 'tags', 'users', 'me']));
+      expect(new Set(tags)).to.deep.equal(new Set(['categories', 'products', 'reviews', 'tags', 'orders', 'users', 'me']));
       expect(stdout).to.contain('Example shop API');
     } finally {
       rmSync(profile, { recursive: true, force: true });
