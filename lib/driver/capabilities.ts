@@ -1,31 +1,12 @@
-import type { Driver } from './types';
+import type { Driver, DriverCapabilities } from './types';
+
+export type { DriverCapabilities } from './types';
 
 /**
- * What a driver can do, as plain flags (Kysely's style): features check a flag, never probe a
- * method. A driver states `capabilities` for what its methods cannot show (MongoDB without a
- * replica set has no multi-document transactions); the rest follows from the optional methods.
+ * A driver's capabilities as plain flags (`DriverCapabilities`, declared beside the Driver contract in
+ * types.ts so the contract imports nothing back): derived from the optional methods, overridden by
+ * what the driver states in `capabilities()`.
  */
-export interface DriverCapabilities {
-  /** Writes of one request commit or roll back together. */
-  transactions: boolean;
-  /** Many-to-many pivot reads and writes (relation routes, nested links). */
-  pivots: boolean;
-  /** Rows from a database cursor (exports); else keyset pages. */
-  streams: boolean;
-  /** Grouped aggregates (GET /{resource}/aggregate). */
-  aggregates: boolean;
-  /** Inserts and updates that return the written rows in the same statement. */
-  returningWrites: boolean;
-  /** A lock that serializes hierarchy moves of one model. */
-  hierarchyLocks: boolean;
-  /**
-   * Statements of one transaction may be issued together and are answered in order (PostgreSQL's
-   * pipelined connection): independent checks inside a transaction cost one round trip together.
-   * Without it, a transaction's operations run one after another (a MongoDB session).
-   */
-  pipelinedTransactions: boolean;
-}
-
 export function capabilitiesOf(driver: Driver): DriverCapabilities {
   return {
     transactions: true,

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { importCycles, importEdges, oversizedFiles, unitOf, upwardImports } from '../../../scripts/import-graph';
+import { directFiles, importCycles, importEdges, moduleSpecifiers, oversizedFiles, SUB_LAYERS, unitOf, unplacedSubFolders, upwardImports } from '../../../scripts/import-graph';
 
 /**
  * The shape docs/architecture.md describes, held by the module graph itself: layers imported only
@@ -19,6 +19,35 @@ describe('architecture: the module graph of lib/ and drivers/', () => {
 
   it('has no import cycle', () => {
     expect(importCycles(edges)).to.deep.equal([]);
+  });
+
+  it('sees type imports, dynamic imports and lazy requires as edges', () => {
+    const text = "import a from './a';\nexport * from './b';\ntype C = import('./c').C;\nconst d = require('./d');\nvoid import('./e');";
+    expect(moduleSpecifiers(text)).to.deep.equal(['./a', './b', './c', './d', './e']);
+  });
+
+  it('sub-folders of a layered folder import only the sub-layers below them (scripts/import-graph.ts SUB_LAYERS)', () => {
+    const layers = SUB_LAYERS.service!;
+    const top = layers.findIndex((l) => l.includes('writes')), bottom = layers.findIndex((l) => l.includes('policy'));
+    expect(top).to.be.lessThan(bottom);
+    const j = path.join;
+    const fake = [
+      { from: j('lib', 'service', 'policy', 'x.ts'), to: j('lib', 'service', 'writes', 'y.ts') },
+      { from: j('lib', 'service', 'writes', 'y.ts'), to: j('lib', 'service', 'policy', 'x.ts') },
+      { from: j('lib', 'service', 'request-context.ts'), to: j('lib', 'service', 'reads', 'z.ts') },
+      { from: j('lib', 'service', 'database.ts'), to: j('lib', 'service', 'hooks.ts') },
+    ];
+    expect(upwardImports(fake)).to.deep.equal([fake[0], fake[2]]);
+  });
+
+  it('every sub-folder of lib/service/ has a place in the sub-layers and a README.md saying its job', () => {
+    expect(unplacedSubFolders()).to.deep.equal([]);
+    const dirs = fs.readdirSync(path.join(root, 'lib/service'), { withFileTypes: true }).filter((d) => d.isDirectory());
+    expect(dirs.filter((d) => !fs.existsSync(path.join(root, 'lib/service', d.name, 'README.md'))).map((d) => d.name)).to.deep.equal([]);
+  });
+
+  it('at most 12 source files lie directly in lib/service/', () => {
+    expect(directFiles('lib/service').length).to.be.at.most(12);
   });
 
   it('has no source file over 300 lines', () => {
