@@ -1,5 +1,8 @@
 import { BadRequestError, UnknownFieldsError } from '../errors';
 import type { ModelInfo, PivotInfo } from '../resource/model-info';
+import type { KeyedEntry, NestedKeys } from './resource-service-types';
+
+export type { KeyedEntry, NestedKeys };
 import { isForbiddenKey } from '../query/safe-keys';
 import { addError, type FieldErrors } from './validate-input';
 
@@ -8,19 +11,6 @@ import { addError, type FieldErrors } from './validate-input';
  * call): a key that is no field of the record's model, no relation the route takes and no
  * envelope key is an `unknown_field` error at its path. Pure walks over the body, no casting.
  */
-
-/** What the checks need of a resource: its model and whether it keeps unknown fields lenient. */
-export interface KeyedEntry {
-  info: ModelInfo;
-  declaration: { unknownFields?: 'refuse' | 'ignore' };
-}
-
-/** What the checks need of a relation opted in to nested writes (decision 58). */
-export interface NestedKeys {
-  kind: 'oneToMany' | 'manyToMany';
-  pivot: PivotInfo | null;
-  related: { entry: KeyedEntry };
-}
 
 /** The declaration's `unknownFields: 'ignore'` (decision 77). */
 export const lenientEntry = (entry: KeyedEntry): boolean => entry.declaration.unknownFields === 'ignore';

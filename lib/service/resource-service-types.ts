@@ -1,6 +1,6 @@
-import type { NestedKeys } from './body-keys';
 /** The shapes ResourceService takes and answers (re-exported by resource-service.ts). */
 import type { YupLikeSchema } from '../resource/yup-like';
+import type { ModelInfo, PivotInfo } from '../resource/model-info';
 import type { Id, Row, Transaction } from '../driver';
 import { ApiError } from '../errors';
 import type { Filter, ListQuery } from '../query/ast';
@@ -77,4 +77,17 @@ export interface NestedWriter {
   update(rawId: string, body: unknown, ctx: RequestContext, ifMatch?: string): Promise<WriteResult>;
   /** A bulk update cannot carry nested relations: a 400 naming the first one. */
   refuseInBulkUpdate(items: unknown[], key: string): never;
+}
+
+/** What the checks need of a resource: its model and whether it keeps unknown fields lenient. */
+export interface KeyedEntry {
+  info: ModelInfo;
+  declaration: { unknownFields?: 'refuse' | 'ignore' };
+}
+
+/** What the checks need of a relation opted in to nested writes (decision 58). */
+export interface NestedKeys {
+  kind: 'oneToMany' | 'manyToMany';
+  pivot: PivotInfo | null;
+  related: { entry: KeyedEntry };
 }
