@@ -117,7 +117,7 @@ export function sqlBaselineApp(pool: Pool): express.Express {
   /** Bulk create: one multi-row INSERT ... RETURNING * (no validation beyond the database's). */
   const columns = ['name', 'sku', 'price', 'stock', 'status', 'description', 'featured', 'category_id'] as const;
   // ?validate=1: each item first through the example app's yup schema (the library proves plain
-  // records valid with its quick check instead: lib/service/yup-quick-check.ts)
+  // records valid with its quick check instead: lib/service/writes/yup-quick-check.ts)
   const schema = productSchemas('sql').create;
   app.post('/products', express.json({ limit: '1mb' }), async (req, res, next) => {
     try {

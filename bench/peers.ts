@@ -10,7 +10,7 @@ import { firstDifference } from './compare';
 import { BENCH_TOKENS, SQL_DATASET } from './dataset';
 import { load, type LoadFigures, type LoadOptions } from './measure';
 import { productSchemas } from '../example-app/validation';
-import { quickCheck } from '../lib/service/yup-quick-check';
+import { quickCheck } from '../lib/service/writes/yup-quick-check';
 import { seedSql } from './seed-sql';
 import type { ServeReady } from './serve';
 

@@ -1,5 +1,5 @@
 import type { DatabaseErrorInfo } from './driver';
-import type { Registry } from './service/registry';
+import type { Registry } from './service/declarations/registry';
 
 /** The first driver's reading of an error as the database being unavailable or too slow; else null. */
 export function unavailable(registry: Registry, error: unknown): DatabaseErrorInfo | null {

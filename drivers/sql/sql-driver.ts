@@ -146,7 +146,7 @@ export class SqlDriver extends ConnectionDriver<Sequelize> implements Driver, Js
       const last = visible[visible.length - 1];
       result.nextAfter = result.hasMore && last ? plan.keys.map((k) => convertValue(last[k.alias], k.field.type, k.field.itemType) as Scalar) : null;
     }
-    // shaped by now: a promoted pg Result must not keep the raw rows alive (lib/service/row-batches.ts)
+    // shaped by now: a promoted pg Result must not keep the raw rows alive (lib/service/reads/row-batches.ts)
     raw.length = 0;
     return result;
   }

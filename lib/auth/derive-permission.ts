@@ -1,4 +1,4 @@
-import type { AccessAction } from '../service/access-policy';
+import type { AccessAction } from '../service/policy/access-policy';
 
 export type PermissionMode = 'any' | 'all';
 

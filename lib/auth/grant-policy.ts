@@ -1,5 +1,5 @@
 import type { ModelInfo } from '../resource/model-info';
-import type { AccessAction, AccessPolicy, Possession } from '../service/access-policy';
+import type { AccessAction, AccessPolicy, Possession } from '../service/policy/access-policy';
 import type { RequestContext } from '../service/request-context';
 import type { PermissionStore } from './permission-store';
 

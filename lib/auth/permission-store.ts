@@ -1,4 +1,4 @@
-import type { AccessAction, Possession } from '../service/access-policy';
+import type { AccessAction, Possession } from '../service/policy/access-policy';
 
 /** accesscontrol's grants: `{role: {resource: {'read:any': ['*', '!cost']}}}` or a list of rows. */
 export type Grants = Record<string, unknown> | Array<Record<string, unknown>>;

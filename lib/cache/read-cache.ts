@@ -1,7 +1,7 @@
 import { BadRequestError } from '../errors';
-import type { PlannedRead } from '../service/planned-read';
+import type { PlannedRead } from '../service/reads/planned-read';
 import type { RequestContext } from '../service/request-context';
-import { toJson } from '../service/serialize';
+import { toJson } from '../service/reads/serialize';
 import type { Loggers } from '../log/logger';
 import { toBoolean } from '../query/read-boolean';
 import { modelsRead } from '../query/walk';

@@ -1,11 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import type { Response } from 'express';
 import type { Driver, Row } from '../driver';
-import { serialize } from '../service/serialize';
+import { serialize } from '../service/reads/serialize';
 import type { Loggers } from '../log/logger';
-import type { Registry } from '../service/registry';
+import type { Registry } from '../service/declarations/registry';
 import type { ModelInfo } from '../resource/model-info';
-import { byIdsQuery } from '../service/read-by-ids';
+import { byIdsQuery } from '../service/reads/read-by-ids';
 import { EventBuffer } from './event-buffer';
 import { RecheckSchedule } from './recheck-schedule';
 import { recordingDriver, type ChangeSink, type RecordedChange } from './recording-driver';

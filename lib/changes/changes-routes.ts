@@ -7,7 +7,7 @@ import { parseReadOptions } from '../query/parse-list-query';
 import type { Filter, ListQuery } from '../query/ast';
 import { parseAttr } from '../query/parse-attr';
 import { combine, parseFilter } from '../query/parse-filter';
-import type { QueryPipeline } from '../service/query-pipeline';
+import type { QueryPipeline } from '../service/policy/query-pipeline';
 import type { RequestContext } from '../service/request-context';
 import type { ResourceService } from '../service/resource-service';
 import type { RouteDefinition } from '../http/routes';

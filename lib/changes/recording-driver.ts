@@ -1,7 +1,7 @@
 import type { Driver, Id, Row, Transaction, UpdateGuard, UpdateItem, UpsertChunk } from '../driver';
 import type { ListQuery } from '../query/ast';
 import type { Catalog, ModelInfo } from '../resource/model-info';
-import { byIdsQuery } from '../service/read-by-ids';
+import { byIdsQuery } from '../service/reads/read-by-ids';
 import { readDeleteEffects } from './delete-effects';
 import type { ChangeKind } from './types';
 

@@ -1,7 +1,7 @@
 import { ApiError } from '../errors';
 import type { Filter } from '../query/ast';
 import type { ModelInfo } from '../resource/model-info';
-import { stripHidden, type CatalogView } from '../service/catalog-view';
+import { stripHidden, type CatalogView } from '../service/policy/catalog-view';
 import type { EventBuffer } from './event-buffer';
 import { matchesFilter } from './match-filter';
 import { eventFrame, type SseStream } from './sse-stream';

@@ -1,6 +1,6 @@
 import PDFDocument from 'pdfkit';
 import type { Writable } from 'node:stream';
-import { formatDate } from '../service/serialize';
+import { formatDate } from '../service/reads/serialize';
 import { capText, xmlSafe } from './cell-text';
 import { drained } from './drain';
 import type { PdfTemplate } from './pdf-templates';

@@ -4,7 +4,7 @@ import type { RestConfig } from '../config';
 import type { RequestParams } from '../query';
 import type { Filter, ListQuery, TreeWalk } from '../query/ast';
 import { allOf } from '../query/walk';
-import { listEnvelope, type ListEnvelope } from '../service/envelopes';
+import { listEnvelope, type ListEnvelope } from '../service/reads/envelopes';
 import type { RequestContext } from '../service/request-context';
 import type { ResourceService } from '../service/resource-service';
 import { assembleTrees, pathTo, type TreeShape } from './assemble-tree';

@@ -8,7 +8,7 @@ import type { RequestContext } from '../service/request-context';
 import { abortRequest, contextOf } from './request-context-middleware';
 import { Reply, type RouteDefinition, type RouteTable } from './routes';
 import { dropConditionsOnBypass, sendJson } from './send-json';
-import { serialize, toJson } from '../service/serialize';
+import { serialize, toJson } from '../service/reads/serialize';
 import { answerHeaders, holdKey, type HeldKey, type IdempotencyGate } from './idempotency';
 
 /** Middleware a feature puts in front of some routes (permission checks, cache), chosen per route. */

@@ -1,4 +1,4 @@
-import type { PlannedRead } from '../service/planned-read';
+import type { PlannedRead } from '../service/reads/planned-read';
 import { Reply, type ReadGate, type RouteInput } from './routes';
 
 /** What a read-through cache answers (lib/cache/read-cache.ts): the read's value, or its JSON and tag. */

@@ -2,7 +2,7 @@ import type { RequestParams } from '../query';
 import type { RequestContext } from '../service/request-context';
 import type { ResourceService } from '../service/resource-service';
 import { Reply, type ReadGate, type RouteDefinition, type RouteInput } from './routes';
-import { Owned, ownedJson } from '../service/serialize';
+import { Owned, ownedJson } from '../service/reads/serialize';
 import { withVersionTag } from './version-tags';
 
 export type UpdateMultipleRoute = 'batch' | 'update-multiple';

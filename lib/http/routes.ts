@@ -1,9 +1,9 @@
 import type { Request, Response } from 'express';
 import type { RequestParams } from '../query';
-import type { PlannedRead } from '../service/planned-read';
+import type { PlannedRead } from '../service/reads/planned-read';
 import type { RequestContext } from '../service/request-context';
 
-export type { PlannedRead } from '../service/planned-read';
+export type { PlannedRead } from '../service/reads/planned-read';
 
 export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
 

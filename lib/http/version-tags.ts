@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { toJson } from '../service/serialize';
+import { toJson } from '../service/reads/serialize';
 import { Reply, type RouteInput } from './routes';
 
 /**

@@ -1,6 +1,6 @@
 import { ERROR_STATUS } from '../errors/catalogue';
 import type { DocumentedRoute, DocumentedRoutes } from './documented-route';
-import type { Registry } from '../service/registry';
+import type { Registry } from '../service/declarations/registry';
 import { idSchema, recordSchema, writeSchema, type JsonSchema } from './json-schema';
 import { addNestedSchemas } from './nested-schemas';
 import { jsonResponse, operationShape, schemaRef } from './operations';

@@ -1,5 +1,5 @@
 import type { FieldType } from '../resource/model-info';
-import type { Registry, ResourceEntry } from '../service/registry';
+import type { Registry, ResourceEntry } from '../service/declarations/registry';
 import { idSchema, writeSchema, type JsonSchema } from './json-schema';
 
 const PIVOT_TYPES: Record<FieldType, JsonSchema> = {

@@ -1,4 +1,4 @@
-import type { ResourceEntry } from '../service/registry';
+import type { ResourceEntry } from '../service/declarations/registry';
 import type { DocumentedRoute } from './documented-route';
 import type { JsonSchema } from './json-schema';
 

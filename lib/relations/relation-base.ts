@@ -1,7 +1,7 @@
 import type { Id, PivotRow, Row, Transaction } from '../driver';
 import { BadRequestError, NotFoundError, UnauthenticatedError } from '../errors';
 import type { Filter } from '../query/ast';
-import { byIdsQuery } from '../service/read-by-ids';
+import { byIdsQuery } from '../service/reads/read-by-ids';
 import type { RequestContext } from '../service/request-context';
 import type { ResolvedRelation } from './relation-config';
 import { partialSuccess, RelatedIdsNotFoundError, RelatedNotFoundError, type PartialSuccess } from './relation-errors';

@@ -1,6 +1,6 @@
-import { checkEnvelope, checkLinks, checkRecord, checkRecords, isRecord, lenientEntry, linkKeys, refuseRouteKeys, throwUnknown, type RecordKeys } from '../service/body-keys';
-import type { BodyCheck } from '../service/resource-body-keys';
-import type { FieldErrors } from '../service/validate-input';
+import { checkEnvelope, checkLinks, checkRecord, checkRecords, isRecord, lenientEntry, linkKeys, refuseRouteKeys, throwUnknown, type RecordKeys } from '../service/writes/body-keys';
+import type { BodyCheck } from '../service/writes/resource-body-keys';
+import type { FieldErrors } from '../service/writes/validate-input';
 import type { ResolvedRelation } from './relation-config';
 
 /** The routes that take `_scenario` (decision 50): the collection routes and attach. */

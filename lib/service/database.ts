@@ -3,7 +3,7 @@ import { hasJsonReads, type JsonReads } from '../driver/json-read';
 import type { Driver, IdempotencyCapability, Id, ListResult, PivotCapability, PivotRow, Row, Transaction, UpdateGuard, UpdateItem, UpsertChunk, UpsertOutcome } from '../driver';
 import type { ListQuery } from '../query/ast';
 import type { AggregateQuery, AggregateResult } from '../query/aggregate-ast';
-import type { ResourceEntry } from './registry';
+import type { ResourceEntry } from './declarations/registry';
 
 /**
  * The one door to a resource's database. Every read and write of the service, and through the

@@ -4,7 +4,7 @@ import type { ModelInfo, PivotInfo } from '../resource/model-info';
 import type { Id, Row, Transaction } from '../driver';
 import { ApiError } from '../errors';
 import type { Filter, ListQuery } from '../query/ast';
-import { type RolesRule } from './grantable-roles';
+import { type RolesRule } from './declarations/grantable-roles';
 import type { RequestContext } from './request-context';
 
 export interface PlannedList {

@@ -1,16 +1,16 @@
-import { ResourceUpserts } from './resource-upserts';
+import { ResourceUpserts } from './writes/resource-upserts';
 import type { Id, Row, Transaction } from '../driver';
 import { BadRequestError, MissingIdsError, NotFoundError, ValidationError } from '../errors';
 import { modelsTouchedByDelete } from '../resource/references';
 import { runHook } from './hooks';
-import { resourceBodyCheck, type BodyCheck } from './resource-body-keys';
+import { resourceBodyCheck, type BodyCheck } from './writes/resource-body-keys';
 import type { NestedWriter } from './resource-service-types';
-import { byIdsQuery, inIdOrder } from './read-by-ids';
-import { readIdList } from './read-body';
+import { byIdsQuery, inIdOrder } from './reads/read-by-ids';
+import { readIdList } from './writes/read-body';
 import type { RequestContext } from './request-context';
-import { addError, type FieldErrors } from './validate-input';
+import { addError, type FieldErrors } from './writes/validate-input';
 import type { WriteScope, WriteResult } from './resource-service-types';
-import { expectedOf, readIfMatch, staleRecord } from './versions';
+import { expectedOf, readIfMatch, staleRecord } from './writes/versions';
 
 export type { BulkWriteResult, PlannedList, PlannedShow, WriteResult, WriteRules, WriteScope } from './resource-service-types';
 

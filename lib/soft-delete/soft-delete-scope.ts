@@ -1,5 +1,5 @@
 import type { Filter } from '../query/ast';
-import type { ScopeProvider } from '../service/query-pipeline';
+import type { ScopeProvider } from '../service/policy/query-pipeline';
 
 /**
  * Trashed records are hidden everywhere (lists, first, show, eager loads at any depth, relation

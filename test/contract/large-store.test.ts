@@ -4,7 +4,7 @@ import { API, expectError, expectValidation, forEachDriver, sameId, type Rec } f
 /**
  * POST /{resource} with hundreds of records: the same answers as a small bulk create, wherever in
  * the batch a problem sits (PostgreSQL validates and inserts such a batch in overlapping chunks of
- * 250 or more; see lib/service/pipelined-insert.ts). All or nothing, every item's errors.
+ * 250 or more; see lib/service/writes/pipelined-insert.ts). All or nothing, every item's errors.
  */
 forEachDriver('store, large batches', (ctx) => {
   before(async () => {

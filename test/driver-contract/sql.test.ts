@@ -66,7 +66,7 @@ const conformance: Conformance = {
     'translateError: unique violation names the field',
   ],
   skipped: {
-    'streams: every row of a query': 'the SQL driver has no streams capability (Driver.streams is undefined; exports read keyset batches through list cursor pages instead, lib/service/row-batches.ts)',
+    'streams: every row of a query': 'the SQL driver has no streams capability (Driver.streams is undefined; exports read keyset batches through list cursor pages instead, lib/service/reads/row-batches.ts)',
   },
 };
 

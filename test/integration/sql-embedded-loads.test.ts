@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { DataTypes, Sequelize } from 'sequelize';
 import { createSqlDriver } from '../../drivers/sql';
 import type { Driver } from '../../lib/driver';
-import { toJson } from '../../lib/service/serialize';
+import { toJson } from '../../lib/service/reads/serialize';
 import type { ListQuery, RelationLoad } from '../../lib/query/ast';
 import { freshPostgresDatabase } from '../support/databases';
 import { describeAll } from '../unit/sql/db-models';

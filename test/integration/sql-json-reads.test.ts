@@ -3,7 +3,7 @@ import { DataTypes, Sequelize } from 'sequelize';
 import { createSqlDriver } from '../../drivers/sql';
 import type { Driver } from '../../lib/driver';
 import { hasJsonReads, type HiddenFields, type JsonReads } from '../../lib/driver/json-read';
-import { toJson } from '../../lib/service/serialize';
+import { toJson } from '../../lib/service/reads/serialize';
 import type { ListQuery, RelationLoad } from '../../lib/query/ast';
 import { freshPostgresDatabase } from '../support/databases';
 import { describeAll } from '../unit/sql/db-models';

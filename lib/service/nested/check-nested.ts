@@ -1,11 +1,11 @@
 import type { Id } from '../../driver';
 import { BadRequestError, ForbiddenError } from '../../errors';
-import type { PivotEntry } from '../pivot-input';
-import { checkReferences } from '../check-references';
+import type { PivotEntry } from '../writes/pivot-input';
+import { checkReferences } from '../writes/check-references';
 import { runHook } from '../hooks';
 import type { RequestContext } from '../request-context';
 import type { ResourceService } from '../resource-service';
-import { addError, type FieldErrors } from '../validate-input';
+import { addError, type FieldErrors } from '../writes/validate-input';
 import type { NestedRelation } from './nested-config';
 import type { NestedItem, NestedOps } from './parse-nested';
 

@@ -1,7 +1,7 @@
 import { BadRequestError, ValidationError } from '../../errors';
 import type { ModelInfo } from '../../resource/model-info';
-import { readPivotInput, type PivotEntry } from '../pivot-input';
-import { addError, type FieldErrors } from '../validate-input';
+import { readPivotInput, type PivotEntry } from '../writes/pivot-input';
+import { addError, type FieldErrors } from '../writes/validate-input';
 import type { NestedRelation } from './nested-config';
 
 /** A related record sent for creation or update, with where it sits in the body (`reviews.1`). */

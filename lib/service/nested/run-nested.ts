@@ -2,10 +2,10 @@ import type { Id, PivotRow, Row, Transaction } from '../../driver';
 import { ApiError, ForbiddenError, ValidationError } from '../../errors';
 import type { Filter } from '../../query/ast';
 import { allOf } from '../../query/walk';
-import { ownerFilter } from '../ownership';
+import { ownerFilter } from '../policy/ownership';
 import type { RequestContext } from '../request-context';
 import type { ResourceService } from '../resource-service';
-import { addError, type FieldErrors } from '../validate-input';
+import { addError, type FieldErrors } from '../writes/validate-input';
 import type { PreparedLink, PreparedOps } from './check-nested';
 
 /** 404 for nested ids that are not this parent's related records (decision 58), naming them. */

@@ -7,7 +7,7 @@ import { Subscriber, type SubscriberRules } from '../../../lib/changes/subscribe
 import type { ChangeEvent } from '../../../lib/changes/types';
 import { ForbiddenError, UnauthenticatedError } from '../../../lib/errors';
 import type { ModelInfo } from '../../../lib/resource/model-info';
-import { CatalogView } from '../../../lib/service/catalog-view';
+import { CatalogView } from '../../../lib/service/policy/catalog-view';
 
 const info = { name: 'product', key: 'id', fields: { id: { type: 'id' }, name: { type: 'string' }, cost: { type: 'number' } } } as unknown as ModelInfo;
 const view = new CatalogView({ model: () => info, has: () => true, all: () => [info] } as never, (i) => i, true);

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { formatDate } from '../../../lib/service/serialize';
+import { formatDate } from '../../../lib/service/reads/serialize';
 
 /** formatDate: ISO 8601 UTC with six fractional digits, exactly toISOString's fields for every year. */
 describe('formatDate', () => {

@@ -1,8 +1,8 @@
 import { expect } from 'chai';
 import { BadRequestError } from '../../../lib/errors';
 import { parseReadOptions } from '../../../lib/query/parse-list-query';
-import { openPolicy, type AccessPolicy } from '../../../lib/service/access-policy';
-import { QueryPipeline } from '../../../lib/service/query-pipeline';
+import { openPolicy, type AccessPolicy } from '../../../lib/service/policy/access-policy';
+import { QueryPipeline } from '../../../lib/service/policy/query-pipeline';
 import { createContext } from '../../../lib/service/request-context';
 import { fixtureCatalog, testConfig } from '../../support/example-catalog';
 

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { ValidationError } from '../../../lib/errors';
 import type { AggregateQuery } from '../../../lib/query/aggregate-ast';
-import { aggregateEnvelope } from '../../../lib/service/aggregate';
+import { aggregateEnvelope } from '../../../lib/service/reads/aggregate';
 
 /** Decision 74: a driver's non-finite sum or average becomes a 422 naming `fn.field`, never null in the answer. */
 describe('service: aggregate results that are not finite numbers', () => {

@@ -1,10 +1,10 @@
 import { expect } from 'chai';
 import { BadRequestError, UnknownFieldsError } from '../../../lib/errors';
 import type { ModelInfo, RelationInfo } from '../../../lib/resource/model-info';
-import type { NestedKeys } from '../../../lib/service/body-keys';
-import { checkDeclarationShape } from '../../../lib/service/check-declaration';
+import type { NestedKeys } from '../../../lib/service/writes/body-keys';
+import { checkDeclarationShape } from '../../../lib/service/declarations/check-declaration';
 import type { ResourceDeclaration } from '../../../lib/declaration';
-import { resourceBodyCheck } from '../../../lib/service/resource-body-keys';
+import { resourceBodyCheck } from '../../../lib/service/writes/resource-body-keys';
 
 const field = (name: string) => [name, { name, type: 'string', writeOnly: false, nullable: true }] as const;
 const model = (name: string, fields: string[], relations: RelationInfo[] = []): ModelInfo =>

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { changeGuard, rolesRule } from '../../../lib/service/grantable-roles';
+import { changeGuard, rolesRule } from '../../../lib/service/declarations/grantable-roles';
 import { createContext } from '../../../lib/service/request-context';
 import type { ModelInfo } from '../../../lib/resource/model-info';
 

@@ -2,8 +2,8 @@ import { expect } from 'chai';
 import type { JsonPlan, JsonReads, JsonRows } from '../../../lib/driver/json-read';
 import { configFromEnv } from '../../../lib/config';
 import type { ListQuery } from '../../../lib/query/ast';
-import type { CatalogView } from '../../../lib/service/catalog-view';
-import { firstText, listText, showText, type JsonReadHost } from '../../../lib/service/json-reads';
+import type { CatalogView } from '../../../lib/service/policy/catalog-view';
+import { firstText, listText, showText, type JsonReadHost } from '../../../lib/service/reads/json-reads';
 import { createContext } from '../../../lib/service/request-context';
 
 /** The service half of issue 36's fast path: envelopes as text, and every fallback answering null. */

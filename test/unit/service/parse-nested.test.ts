@@ -4,7 +4,7 @@ import type { ModelInfo, RelationInfo } from '../../../lib/resource/model-info';
 import type { NestedRelation } from '../../../lib/service/nested/nested-config';
 import { hasNested, parseNestedItem } from '../../../lib/service/nested/parse-nested';
 import type { ResourceService } from '../../../lib/service/resource-service';
-import type { FieldErrors } from '../../../lib/service/validate-input';
+import type { FieldErrors } from '../../../lib/service/writes/validate-input';
 
 const rel = (name: string, kind: RelationInfo['kind'], target: string, foreignKey: string, pivot?: RelationInfo['pivot']): RelationInfo => ({ name, kind, target, foreignKey, pivot });
 const model = (name: string, fillable: string[], relations: RelationInfo[]): ModelInfo =>

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import type { Row, Transaction } from '../../../lib/driver';
 import { ValidationError } from '../../../lib/errors';
-import { chunkRanges, pipelinedInsert, type PipelinedInsert } from '../../../lib/service/pipelined-insert';
+import { chunkRanges, pipelinedInsert, type PipelinedInsert } from '../../../lib/service/writes/pipelined-insert';
 
 /** The orchestration of a chunked bulk create (the database side is in the contract suite). */
 describe('pipelined insert', () => {

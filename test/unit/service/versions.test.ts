@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { BadRequestError, PreconditionRequiredError } from '../../../lib/errors';
-import type { ResourceEntry } from '../../../lib/service/registry';
-import { itemVersion, NEVER, readIfMatch, versionTag } from '../../../lib/service/versions';
+import type { ResourceEntry } from '../../../lib/service/declarations/registry';
+import { itemVersion, NEVER, readIfMatch, versionTag } from '../../../lib/service/writes/versions';
 
 /** Decision 81: what If-Match asks of a single-record write, and a batch item's version. */
 describe('versions (If-Match)', () => {

@@ -1,8 +1,8 @@
 import { expect } from 'chai';
 import { array, boolean, date, lazy, mixed, number, object, ref, string, type AnyObject, type AnySchema, type ObjectSchema } from 'yup';
 import { categorySchemas, productSchemas, reviewSchemas, tagSchemas, userSchemas } from '../../../example-app/validation';
-import { validateItem } from '../../../lib/service/validate-input';
-import { quickCheck } from '../../../lib/service/yup-quick-check';
+import { validateItem } from '../../../lib/service/writes/validate-input';
+import { quickCheck } from '../../../lib/service/writes/yup-quick-check';
 
 type Shape = Record<string, AnySchema>;
 const obj = (shape: Shape): ObjectSchema<AnyObject> => object(shape) as unknown as ObjectSchema<AnyObject>;

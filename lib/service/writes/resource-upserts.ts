@@ -1,0 +1,132 @@
+import type { Id, Row, UpsertAction } from '../../driver';
+import { ApiError, RefusedChangeError, ValidationError } from '../../errors';
+import { narrowColumns } from '../policy/catalog-view';
+import { checkReferences } from './check-references';
+import { runHook } from '../hooks';
+import { ownerValue } from '../policy/ownership';
+import type { RequestContext } from '../request-context';
+import { ResourceWrites } from './resource-writes';
+import { unchangedBy } from './upsert-compare';
+import { matchFilter, readUpsertBody, tupleOf } from './upsert-body';
+import type { FieldErrors } from './validate-input';
+
+/** Records per driver call (one statement or one bulkWrite each), all in one transaction. */
+export const UPSERT_CHUNK = 1000;
+
+export interface UpsertAnswer {
+  created: number;
+  updated: number;
+  unchanged: number;
+  models: Array<{ action: UpsertAction; model: Row }>;
+}
+
+/** Decision 79: a match the caller may not change (hidden by scopes or ownership, or trashed); reveals nothing of it. */
+export class UpsertConflictError extends ApiError {
+  constructor(readonly resource: string, readonly keys: string[], readonly path: string) {
+    super('conflict', `A ${resource} record with these ${keys.join(', ')} values exists and cannot be changed by this request.`);
+  }
+
+  override body(): Record<string, unknown> {
+    return { error: { index: `${this.resource}_${this.keys.join('_')}_unique`, keys: this.keys, path: this.path } };
+  }
+}
+
+/**
+ * `POST /{resource}/upsert` (decision 79): the records are matched by a declared set of unique
+ * fields before anything is written (one read), then each is checked as a create (new) or an
+ * update (matched) under the caller's rules, and all are written in one transaction, one driver
+ * call per chunk of UPSERT_CHUNK records. Matched records whose given values are the stored ones
+ * are not written (decision 67).
+ */
+export class ResourceUpserts extends ResourceWrites {
+  async upsert(body: unknown, ctx: RequestContext): Promise<UpsertAnswer> {
+    const { info } = this.entry;
+    const { keys, items, prefix } = readUpsertBody(body, this.entry);
+    // every record holding these match values, trashed and hidden ones included
+    const found = await this.db(() => this.database.list({ model: this.name, filter: matchFilter(this.entry, keys, items), select: null, relations: [], order: [{ relations: [], field: info.key, direction: 'asc' }], page: null, limit: null, trashed: info.softDelete ? 'with' : undefined }));
+    const stored = new Map(found.rows.map((row) => [tupleOf(keys, row), row]));
+    const matches = items.map((item) => stored.get(tupleOf(keys, item)));
+    await this.assertMatchesVisible(matches, keys, prefix, ctx);
+    // decision 69: a match the caller could not change (a superuser, roles it cannot grant); the rows hold every field
+    const guard = this.changeGuard(ctx);
+    for (const row of guard ? matches : []) {
+      const refusal = row && guard!.refusal(row);
+      if (refusal) throw new RefusedChangeError(refusal);
+    }
+
+    const errors: FieldErrors = {};
+    const createRules = this.writeRules('create', ctx, {});
+    const updateRules = this.writeRules('update', ctx, {});
+    const records: Record<string, unknown>[] = [];
+    for (let i = 0; i < items.length; i += 1) {
+      const [record] = await this.prepareRange(items, i, i + 1, () => prefix(i), matches[i] ? updateRules : createRules, errors);
+      records.push(record);
+    }
+    await this.db(() => checkReferences(this.entry, this.registry, records, (i, field) => `${prefix(i)}${field}`, errors));
+    if (Object.keys(errors).length > 0) throw new ValidationError(errors);
+
+    const actions: Array<UpsertAction | null> = records.map((record, i) => (matches[i] && unchangedBy(info, withoutKeys(record, keys), matches[i]!) ? 'unchanged' : null));
+    const createdAt = records.flatMap((_, i) => (!matches[i] ? [i] : []));
+    const updatedAt = records.flatMap((_, i) => (matches[i] && actions[i] === null ? [i] : []));
+    const creates = await runHook(this.hooks.beforeCreate, createdAt.map((i) => records[i]), ctx);
+    const updates = await runHook(this.hooks.beforeUpdate, updatedAt.map((i) => ({ id: matches[i]![info.key] as Id, changes: records[i] })), ctx);
+    createdAt.forEach((i, n) => (records[i] = { ...creates[n], ...pick(records[i], keys) }));
+    updatedAt.forEach((i, n) => (records[i] = { ...updates[n].changes, ...pick(records[i], keys) }));
+    this.logQuery('upsert', { keys, count: records.length });
+
+    const read = narrowColumns({ model: this.name, filter: matchFilter(this.entry, keys, items), select: null, relations: [], order: [{ relations: [], field: info.key, direction: 'asc' }], page: null, limit: null }, this.pipeline.viewOf(ctx));
+    const rows = await this.db(() =>
+      this.database.transaction(async (tx) => {
+        // the answer: written rows as the statement returned them (a driver that can), unchanged ones as read
+        const answered: Array<Row | null> = records.map((_, i) => (actions[i] === 'unchanged' ? matches[i]! : null));
+        const written = records.flatMap((_, i) => (actions[i] === null ? [i] : []));
+        for (let from = 0; from < written.length; from += UPSERT_CHUNK) {
+          const slice = written.slice(from, from + UPSERT_CHUNK);
+          const matched = slice.filter((i) => matches[i]);
+          const fresh = slice.filter((i) => !matches[i]);
+          const outcome = await this.database.upsert(this.name, { keys, matched: matched.map((i) => records[i]), matchedIds: matched.map((i) => matches[i]![info.key] as Id), created: fresh.map((i) => records[i]), read }, tx);
+          matched.forEach((i, n) => ((actions[i] = outcome.matched[n]), (answered[i] = outcome.rows?.matched[n] ?? (outcome.matched[n] === 'unchanged' ? matches[i]! : null))));
+          fresh.forEach((i, n) => ((actions[i] = outcome.created[n]), (answered[i] = outcome.rows?.created[n] ?? null)));
+        }
+        if (answered.every((row) => row !== null)) return this.shape(answered as Row[], read, ctx);
+        const after = new Map(this.shape((await this.database.list(read, tx)).rows, read, ctx).map((row) => [tupleOf(keys, row), row]));
+        return items.map((item) => after.get(tupleOf(keys, item))!);
+      }),
+    );
+    if (actions.some((a) => a !== 'unchanged')) ctx.touched.add(this.name);
+    const of = (kind: UpsertAction) => rows.flatMap((row, i) => (actions[i] === kind ? [i] : []));
+    const afterCreate = await runHook(this.hooks.afterCreate, of('created').map((i) => rows[i]), ctx);
+    of('created').forEach((i, n) => (rows[i] = afterCreate[n]));
+    const afterUpdate = await runHook(this.hooks.afterUpdate, of('updated').map((i) => rows[i]), ctx);
+    of('updated').forEach((i, n) => (rows[i] = afterUpdate[n]));
+    const count = (kind: UpsertAction) => actions.filter((a) => a === kind).length;
+    return { created: count('created'), updated: count('updated'), unchanged: count('unchanged'), models: rows.map((model, i) => ({ action: actions[i]!, model })) };
+  }
+
+  /** A match the caller may not see (scopes, soft delete) or, under an own update grant, does not own: a 409 that names nothing of it. */
+  private async assertMatchesVisible(matches: Array<Row | undefined>, keys: string[], prefix: (i: number) => string, ctx: RequestContext): Promise<void> {
+    const { info } = this.entry;
+    const ids = matches.flatMap((row) => (row ? [row[info.key] as Id] : []));
+    if (ids.length === 0) return;
+    // no scope narrows what the caller sees: every match found is visible (no second read)
+    const visible = new Set((this.rootScope(null, ctx) ? await this.db(() => this.visibleIds(ids, ctx)) : ids).map(String));
+    const own = this.pipeline.policy.possession(info, 'update', ctx) === 'own' && info.owner ? String(ownerValue(info, ctx)) : null;
+    matches.forEach((row, i) => {
+      if (!row) return;
+      const hidden = !visible.has(String(row[info.key])) || (own !== null && String(row[info.owner!]) !== own);
+      if (hidden) throw new UpsertConflictError(this.name, keys, `${prefix(i)}${keys[0]}`);
+    });
+  }
+}
+
+function pick(record: Record<string, unknown>, keys: string[]): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const k of keys) if (record[k] !== undefined) out[k] = record[k];
+  return out;
+}
+
+function withoutKeys(record: Record<string, unknown>, keys: string[]): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(record)) if (!keys.includes(k)) out[k] = v;
+  return out;
+}
