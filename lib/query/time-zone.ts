@@ -7,7 +7,13 @@
  * own (`EST5EDT`, `GMT+5`, `UTC`). A zone the SQL server does not know is a 400 there too.
  */
 const SHAPE = /^[A-Z][A-Za-z0-9_+-]*(\/[A-Z][A-Za-z0-9_+-]*){0,2}$/;
-const CAPITALS = /^([A-Z]{1,4}|[A-Z]{3,4}\d[A-Z]{3,4}|[A-Z]{3,4}[+-]?\d{1,2})$/;
+const CAPITALS = /^(\d+|[A-Z]{1,4}|[A-Z]{3,4}\d[A-Z]{3,4}|[A-Z]{3,4}[+-]?\d{1,2})$/;
+
+/**
+ * Names the tz database has removed (2017c, 2020b) that Node's ICU still resolves: PostgreSQL and
+ * MongoDB, built on a newer tz database, refuse them, so they are refused here for both drivers.
+ */
+const REMOVED = new Set(['US/Pacific-New', 'Canada/East-Saskatchewan']);
 
 const known = new Map<string, boolean>();
 
@@ -18,7 +24,7 @@ function capitalised(name: string): boolean {
 /** Whether `name` is a zone name a bucket takes. */
 export function isTimeZoneName(name: string): boolean {
   if (name === 'UTC') return true;
-  if (name.length > 64 || !SHAPE.test(name) || !capitalised(name)) return false;
+  if (name.length > 64 || !SHAPE.test(name) || !capitalised(name) || REMOVED.has(name)) return false;
   const cached = known.get(name);
   if (cached !== undefined) return cached;
   let ok: boolean;
