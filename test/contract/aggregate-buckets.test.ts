@@ -237,6 +237,22 @@ forEachDriver('aggregates over time', (ctx) => {
   });
 });
 
+describe('aggregates over time: the OpenAPI document', () => {
+  forEachDriver('documents buckets and having', (ctx) => {
+    it('group_by takes bucket objects; having is a parameter of the aggregate route', async () => {
+      const res = await ctx.request().get('/api/v1/openapi.json');
+      expect(res.status, res.text).to.equal(200);
+      const doc = res.body as { paths: Record<string, Record<string, { parameters: Array<{ $ref?: string; name?: string }> }>>; components: { schemas: Record<string, { properties?: Record<string, { enum?: string[] }>; required?: string[] }>; parameters: Record<string, { name: string }> } };
+      const bucket = doc.components.schemas.QueryBucket;
+      expect(bucket.required).to.deep.equal(['field', 'bucket']);
+      expect(bucket.properties!.bucket.enum).to.deep.equal(['minute', 'hour', 'day', 'week', 'month', 'quarter', 'year']);
+      expect(bucket.properties!.week_start.enum).to.deep.equal(['monday', 'sunday']);
+      const params = doc.paths['/products/aggregate'].get.parameters.map((p) => (p.$ref ? doc.components.parameters[p.$ref.split('/').pop()!].name : p.name));
+      expect(params).to.include('having');
+    });
+  });
+});
+
 describe('aggregates over time: both drivers answer the same bytes', () => {
   it('every answer kept above is byte-identical across drivers', function () {
     if (CONTRACT_DRIVERS.length < 2) this.skip();
