@@ -71,10 +71,21 @@ export function compileAggregate(query: AggregateQuery, catalog: Catalog, tables
   const keys: OrderKey[] = query.groups.map((g) => ({ relations: g.relations, field: g.field, direction: 'asc', ...(g.scopes ? { scopes: g.scopes } : {}) }));
   const plan = compileOrder(keys, ctx, model, root, params);
   // a bucket groups by its start (decision 84): the same expression in the select and GROUP BY
-  const groupExprs = plan.keys.map((k, i) => {
-    const bucket = query.groups[i].bucket;
-    return bucket ? bucketSql(k.column, bucket, params) : k.column;
+  const buckets = plan.keys.map((k, i) => {
+    const g = query.groups[i];
+    if (!g.bucket) return null;
+    // a root field's calendar buckets are found among the local starts of the matching values' range
+    const range = (): string => {
+      const inner = params.alias('t');
+      const col = ctx.column(model, inner, g.field);
+      const where = query.filter ? ` WHERE ${compileCountFilter(query.filter, ctx, model, inner, params)}` : '';
+      return `SELECT min(${col}) AS "lo", max(${col}) AS "hi" FROM ${ctx.table(model)} AS ${quoteIdent(inner)}${where}`;
+    };
+    return bucketSql(k.column, g.bucket, params, g.relations.length === 0 ? { alias: params.alias('b'), range } : null);
   });
+  const groupExprs = plan.keys.map((k, i) => buckets[i]?.expr ?? k.column);
+  const bucketCtes = buckets.flatMap((b) => (b?.cte ? [b.cte] : []));
+  const bucketJoins = bucketCtes.map((cte) => `CROSS JOIN ${cte.slice(0, cte.indexOf(' AS '))}`);
   const columns = [
     ...groupExprs.map((expr, i) => `${expr} AS ${quoteIdent(`g${i}`)}`),
     ...query.measures.map((m, i) => `${measureSql(m, ctx, model, root)} AS ${quoteIdent(`m${i}`)}`),
@@ -83,6 +94,7 @@ export function compileAggregate(query: AggregateQuery, catalog: Catalog, tables
   ];
   let grouped = `SELECT ${columns.join(', ')} FROM ${ctx.table(model)} AS ${quoteIdent(root)}`;
   if (plan.joins.length) grouped += ` ${plan.joins.join(' ')}`;
+  if (bucketJoins.length) grouped += ` ${bucketJoins.join(' ')}`;
   if (query.filter) grouped += ` WHERE ${compileCountFilter(query.filter, ctx, model, root, params)}`;
   if (plan.keys.length) grouped += ` GROUP BY ${groupExprs.join(', ')}`;
   const scaled = query.measures.map((m) => isScaled(m, ctx, model));
@@ -106,7 +118,8 @@ export function compileAggregate(query: AggregateQuery, catalog: Catalog, tables
   const limit = params.param(size);
   const offset = params.param((page - 1) * size);
   const sql =
-    (having ? `WITH "a" AS (${grouped}), "g" AS (${having}), ` : `WITH "g" AS (${grouped}), `) +
+    `WITH ${bucketCtes.map((cte) => `${cte}, `).join('')}` +
+    (having ? `"a" AS (${grouped}), "g" AS (${having}), ` : `"g" AS (${grouped}), `) +
     `"p" AS (SELECT "g".*, ${numbered} FROM "g"${orderBy ? ` ORDER BY ${orderBy}` : ''} LIMIT ${limit} OFFSET ${offset}) ` +
     `SELECT "p".*, "c"."__total" FROM (SELECT count(*) AS "__total" FROM "g") AS "c" LEFT JOIN "p" ON TRUE ORDER BY "p"."__n"`;
   return {
