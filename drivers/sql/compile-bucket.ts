@@ -25,22 +25,31 @@ function localStart(local: string, bucket: Bucket): string {
  *
  * - Below a day: `date_trunc(unit, ts, zone)` (PostgreSQL 12), which keeps the instant's own
  *   offset (elapsed time: a repeated autumn hour is two buckets, as `$dateTrunc` answers).
- * - A day and longer, on a field of the root with `source` given (`range`: the SELECT of the
- *   matching records' earliest and latest value, `lo` and `hi`): the local starts between them, taken back through the zone (`AT TIME ZONE`, the
- *   conversion `date_trunc` makes), in one array computed once; each row's start is the last of
- *   them not after it (`width_bucket`, a binary search), instead of a zone conversion per row
- *   (bench:buckets: the conversion is most of the cost of the statement).
+ * - A day and longer, on a field of the root (`source` given): the local starts, taken back
+ *   through the zone (`AT TIME ZONE`, the conversion `date_trunc` makes), in one array computed
+ *   once in a CTE; each row's start is the last of them not after it (`width_bucket`, a binary
+ *   search) instead of a zone conversion per row (bench:buckets: the conversion was most of the
+ *   statement's cost). Weeks and longer: every start from 1970 to 2100; days: those between the
+ *   matching records' earliest and latest value (`range`: the SELECT of `lo` and `hi`). A value
+ *   outside the array is converted by itself.
  * - Otherwise the local start of the row's local time, taken back through the zone.
  */
 export function bucketSql(column: string, bucket: Bucket, params: ParamBuilder, source: { alias: string; range: () => string } | null): BucketSql {
   const zone = `${params.param(bucket.tz)}::text`;
   const step = STEP[bucket.unit];
   if (!step) return { expr: `date_trunc('${UNIT[bucket.unit]}', ${column}, ${zone})`, cte: null };
-  if (!source) return { expr: `(${localStart(`(${column} AT TIME ZONE ${zone})`, bucket)} AT TIME ZONE ${zone})`, cte: null };
+  const perRow = `(${localStart(`(${column} AT TIME ZONE ${zone})`, bucket)} AT TIME ZONE ${zone})`;
+  if (!source) return { expr: perRow, cte: null };
   const b = quoteIdent(source.alias);
-  const starts =
-    `SELECT ARRAY(SELECT "s" AT TIME ZONE ${zone} FROM generate_series(${localStart(`("r"."lo" AT TIME ZONE ${zone})`, bucket)}, "r"."hi" AT TIME ZONE ${zone}, interval '${step}') AS "s") AS "a" ` +
-    `FROM (${source.range()}) AS "r"`;
-  // a CTE, computed once: as a derived table in the join the planner may compute it per row
-  return { expr: `${b}."a"[width_bucket(${column}, ${b}."a")]`, cte: `${b} AS MATERIALIZED (${starts})` };
+  // "t": the local starts as instants, ending with one past the last bucket; "v": the same without
+  // that end. A row's start is v[width_bucket(value, t)] (a binary search); before the first or
+  // from the end on, the index falls outside "v" (null) and the value is converted by itself.
+  const series = (from: string, to: string, tail: string): string =>
+    `SELECT "t", "t"[1:cardinality("t") - 1] AS "v" FROM (SELECT ARRAY(SELECT "s" AT TIME ZONE ${zone} FROM generate_series(${from}, ${to}, interval '${step}') AS "s") AS "t"${tail}) AS "w"`;
+  const cte =
+    bucket.unit === 'day'
+      ? series(localStart(`("r"."lo" AT TIME ZONE ${zone})`, bucket), `("r"."hi" AT TIME ZONE ${zone}) + interval '${step}'`, ` FROM (${source.range()}) AS "r"`)
+      : // weeks and longer: every local start from 1970 to 2100 (at most 6,800), no range to read first
+        series(localStart(`timestamp '1970-01-05'`, bucket), `timestamp '2100-01-01'`, '');
+  return { expr: `COALESCE(${b}."v"[width_bucket(${column}, ${b}."t")], ${perRow})`, cte: `${b} AS MATERIALIZED (${cte})` };
 }

@@ -147,6 +147,32 @@ forEachDriver('aggregates over time', (ctx) => {
       ]);
     });
 
+    it('dates before 1970 and after 2100 (outside the SQL driver\'s table of starts) bucket alike', async () => {
+      const far = ctx.unique('FAR');
+      const instants = ['1969-06-15T12:00:00Z', '1969-12-31T23:30:00Z', '2100-01-01T00:30:00Z', '2100-02-10T12:00:00Z', '2150-07-01T00:00:00Z'];
+      const records = [];
+      for (const [i] of instants.entries()) records.push(await ctx.product({ sku: `${far}-${i}` }));
+      await ctx.rawSetDates('products', 'created_at', records.map((r, i) => [r, new Date(instants[i])]));
+      for (const bucket of ['day', 'week', 'month', 'quarter', 'year']) {
+        for (const tz of ['Europe/Berlin', 'America/New_York']) {
+          const res = await ctx.get('/products/aggregate', { oper: { and: [`sku|like|${far}%`] }, group_by: [{ field: 'created_at', bucket, tz }] });
+          expect(res.status, res.text).to.equal(200);
+          keep(`far ${bucket} ${tz}`, res.text);
+          const items = res.body.data as Item[];
+          expect(items.reduce((n, i) => n + i.count, 0)).to.equal(instants.length);
+          if (bucket === 'year' && tz === 'Europe/Berlin') {
+            // Berlin kept UTC+1 all of 1969 and 1970 (no DST then)
+            expect(starts(items)).to.deep.equal([
+              ['1968-12-31T23:00:00.000000Z', 1],
+              ['1969-12-31T23:00:00.000000Z', 1],
+              ['2099-12-31T23:00:00.000000Z', 2],
+              ['2149-12-31T23:00:00.000000Z', 1],
+            ]);
+          }
+        }
+      }
+    });
+
     it('tz defaults to UTC; a bucket sits beside a plain group field; orderby takes the bucket name', async () => {
       const res = await aggregate({ group_by: [{ field: 'created_at', bucket: 'month' }, 'status'], orderby: { created_at: 'desc' } });
       expect(res.status, res.text).to.equal(200);
