@@ -98,7 +98,7 @@ async function main(): Promise<void> {
       { name: 'plain', url: `${child.ready.library}/api/v1/products/aggregate?${plainQuery}` },
       { name: 'hand-written', url: `${child.ready.baseline}/aggregates/products-by-month?${baselineQuery}` },
     ];
-    const [mine, theirs, plain] = await Promise.all(sides.map((s) => fetch(s.url).then((r) => r.json() as Promise<{ total: number }>)));
+    const [mine, plain, theirs] = await Promise.all(sides.map((s) => fetch(s.url).then((r) => r.json() as Promise<{ total: number }>)));
     expect(rounded(mine)).to.deep.equal(rounded(theirs));
     console.log(`answers checked equal: ${mine.total} months (library and hand-written), ${plain.total} status groups`);
     const figures = await measure(sides, child.idle);
