@@ -44,8 +44,9 @@ export function bucketSql(column: string, bucket: Bucket, params: ParamBuilder, 
   // "t": the local starts as instants, ending with one past the last bucket; "v": the same without
   // that end. A row's start is v[width_bucket(value, t)] (a binary search); before the first or
   // from the end on, the index falls outside "v" (null) and the value is converted by itself.
+  // OFFSET 0 keeps the array one value (flattened, PostgreSQL would build it once per mention).
   const series = (from: string, to: string, tail: string): string =>
-    `SELECT "t", "t"[1:cardinality("t") - 1] AS "v" FROM (SELECT ARRAY(SELECT "s" AT TIME ZONE ${zone} FROM generate_series(${from}, ${to}, interval '${step}') AS "s") AS "t"${tail}) AS "w"`;
+    `SELECT "t", "t"[1:cardinality("t") - 1] AS "v" FROM (SELECT ARRAY(SELECT "s" AT TIME ZONE ${zone} FROM generate_series(${from}, ${to}, interval '${step}') AS "s") AS "t"${tail} OFFSET 0) AS "w"`;
   const cte =
     bucket.unit === 'day'
       ? series(localStart(`("r"."lo" AT TIME ZONE ${zone})`, bucket), `("r"."hi" AT TIME ZONE ${zone}) + interval '${step}'`, ` FROM (${source.range()}) AS "r"`)
