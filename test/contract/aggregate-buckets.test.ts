@@ -214,6 +214,23 @@ forEachDriver('aggregates over time', (ctx) => {
       expect(res.body.data).to.deep.equal(ones.slice(2));
     });
 
+    it('over a plain group field too: an unknown status matches nothing, patterns and min/max of dates compare', async () => {
+      const base = { group_by: ['status', { field: 'created_at', bucket: 'year', tz: 'America/New_York' }], aggregate: { count: '*', min: ['created_at'], avg: ['price'] } };
+      const none = await aggregate({ ...base, having: 'status|=|no-such-status' });
+      expect(none.status, none.text).to.equal(200);
+      expect(none.body).to.deep.include({ data: [], total: 0 });
+      const all = await aggregate(base);
+      type Row = { group: { status: string; created_at: string }; count: number; avg: { price: number }; min: { created_at: string } };
+      const rows = all.body.data as Row[];
+      const status = rows[0].group.status;
+      const res = await aggregate({ ...base, having: { and: [`status|like|${status.slice(0, 3)}%`, 'min.created_at|>=|2021-01-01T00:00:00Z', 'avg.price|between|50,200', 'count|!=|2.5'] } });
+      expect(res.status, res.text).to.equal(200);
+      keep('having plain group', res.text);
+      const expected = rows.filter((r) => r.group.status.startsWith(status.slice(0, 3)) && r.min.created_at >= '2021-01-01' && r.avg.price >= 50 && r.avg.price <= 200);
+      expect(expected).to.have.length(1);
+      expect(res.body.data).to.deep.equal(expected);
+    });
+
     it('a name the request did not ask for is a 400 naming it; a group field and count are names', async () => {
       const base = { group_by: [{ field: 'created_at', bucket: 'year' }], aggregate: { sum: ['price'] } };
       expect(expectBadRequest(await aggregate({ ...base, having: 'avg.price|>|1' })).message).to.include('avg.price');
