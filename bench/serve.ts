@@ -12,6 +12,7 @@ import { sqlBaselineApp } from './baseline-sql';
 import { addRelationBaseline } from './baseline-relations';
 import { addTreeBaseline } from './baseline-tree';
 import { addAggregateBaseline } from './baseline-aggregate';
+import { addBucketsBaseline } from './baseline-buckets';
 import { serveChild } from './child';
 import { feathersPeer } from './peer-feathers';
 
@@ -112,6 +113,7 @@ serveChild(async () => {
     addRelationBaseline(baselineApp, pool);
     addTreeBaseline(baselineApp, pool);
     addAggregateBaseline(baselineApp, pool);
+    addBucketsBaseline(baselineApp, pool);
     closeBaseline = () => pool.end();
   } else {
     const client = await MongoClient.connect(uri);

@@ -2,7 +2,9 @@ import type { AggregateQuery, Measure } from '../../lib/query/aggregate-ast';
 import type { OrderKey } from '../../lib/query/ast';
 import type { Catalog, FieldInfo } from '../../lib/resource/model-info';
 import { CompileContext } from './compile-context';
+import { bucketSql } from './compile-bucket';
 import { compileCountFilter } from './compile-count-filter';
+import { compileHaving } from './compile-having';
 import { scanOnlyRanges } from './prepare-policy';
 import { compileOrder } from './compile-order';
 import type { ModelMap } from './model-map';
@@ -56,7 +58,8 @@ function measureSql(m: Measure, ctx: CompileContext, model: string, root: string
 
 /**
  * An aggregate as ONE statement: the grouped rows in a CTE (the list's WHERE; to-one group paths
- * LEFT JOINed as sort keys are, scopes included), the page of them numbered in the answer's order,
+ * LEFT JOINed as sort keys are, scopes included; buckets by their start), those `having` keeps
+ * (decision 84), the page of them numbered in the answer's order,
  * and the number of groups beside it. The count is LEFT JOINed to the page, so a page past the end
  * still answers one row carrying the total (`__n` null). Pure; client values only in `bind`.
  */
@@ -67,16 +70,36 @@ export function compileAggregate(query: AggregateQuery, catalog: Catalog, tables
   const root = params.alias('t');
   const keys: OrderKey[] = query.groups.map((g) => ({ relations: g.relations, field: g.field, direction: 'asc', ...(g.scopes ? { scopes: g.scopes } : {}) }));
   const plan = compileOrder(keys, ctx, model, root, params);
+  // a bucket groups by its start (decision 84): the same expression in the select and GROUP BY
+  const buckets = plan.keys.map((k, i) => {
+    const g = query.groups[i];
+    if (!g.bucket) return null;
+    // a root field's calendar buckets are found among the local starts of the matching values' range
+    const range = (): string => {
+      const inner = params.alias('t');
+      const col = ctx.column(model, inner, g.field);
+      const where = query.filter ? ` WHERE ${compileCountFilter(query.filter, ctx, model, inner, params)}` : '';
+      return `SELECT min(${col}) AS "lo", max(${col}) AS "hi" FROM ${ctx.table(model)} AS ${quoteIdent(inner)}${where}`;
+    };
+    return bucketSql(k.column, g.bucket, params, g.relations.length === 0 ? { alias: params.alias('b'), range } : null);
+  });
+  const groupExprs = plan.keys.map((k, i) => buckets[i]?.expr ?? k.column);
+  const bucketCtes = buckets.flatMap((b) => (b?.cte ? [b.cte] : []));
+  const bucketJoins = bucketCtes.map((cte) => `CROSS JOIN ${cte.slice(0, cte.indexOf(' AS '))}`);
   const columns = [
-    ...plan.keys.map((k, i) => `${k.column} AS ${quoteIdent(`g${i}`)}`),
+    ...groupExprs.map((expr, i) => `${expr} AS ${quoteIdent(`g${i}`)}`),
     ...query.measures.map((m, i) => `${measureSql(m, ctx, model, root)} AS ${quoteIdent(`m${i}`)}`),
     // beside a scaled average, its sum: the average overflows where the sum does, as on MongoDB
     ...query.measures.flatMap((m, i) => (m.fn === 'avg' && isScaled(m, ctx, model) ? [`${scaledSum(ctx.column(model, root, m.field as string))} AS ${quoteIdent(`s${i}`)}`] : [])),
   ];
   let grouped = `SELECT ${columns.join(', ')} FROM ${ctx.table(model)} AS ${quoteIdent(root)}`;
   if (plan.joins.length) grouped += ` ${plan.joins.join(' ')}`;
+  if (bucketJoins.length) grouped += ` ${bucketJoins.join(' ')}`;
   if (query.filter) grouped += ` WHERE ${compileCountFilter(query.filter, ctx, model, root, params)}`;
-  if (plan.keys.length) grouped += ` GROUP BY ${plan.keys.map((k) => k.column).join(', ')}`;
+  if (plan.keys.length) grouped += ` GROUP BY ${groupExprs.join(', ')}`;
+  const scaled = query.measures.map((m) => isScaled(m, ctx, model));
+  const suffixes = plan.keys.map((k, i) => (query.groups[i].bucket ? '' : k.expr.slice(k.column.length)));
+  const having = query.having ? compileHaving(query, query.having, scaled, suffixes.map((x) => x.startsWith('::text')), 'a', params) : null;
 
   const orderBy = query.order
     .map((key) => {
@@ -87,8 +110,7 @@ export function compileAggregate(query: AggregateQuery, catalog: Catalog, tables
         return `"g".${quoteIdent(`m${key.index}`)}${text ? ' COLLATE "C"' : ''} ${direction}`;
       }
       // the sort key's cast and collation, over the grouped column
-      const k = plan.keys[key.index];
-      return `"g".${quoteIdent(`g${key.index}`)}${k.expr.slice(k.column.length)} ${direction}`;
+      return `"g".${quoteIdent(`g${key.index}`)}${suffixes[key.index]} ${direction}`;
     })
     .join(', ');
   const numbered = `row_number() OVER (${orderBy ? `ORDER BY ${orderBy}` : ''}) AS "__n"`;
@@ -96,7 +118,8 @@ export function compileAggregate(query: AggregateQuery, catalog: Catalog, tables
   const limit = params.param(size);
   const offset = params.param((page - 1) * size);
   const sql =
-    `WITH "g" AS (${grouped}), ` +
+    `WITH ${bucketCtes.map((cte) => `${cte}, `).join('')}` +
+    (having ? `"a" AS (${grouped}), "g" AS (${having}), ` : `"g" AS (${grouped}), `) +
     `"p" AS (SELECT "g".*, ${numbered} FROM "g"${orderBy ? ` ORDER BY ${orderBy}` : ''} LIMIT ${limit} OFFSET ${offset}) ` +
     `SELECT "p".*, "c"."__total" FROM (SELECT count(*) AS "__total" FROM "g") AS "c" LEFT JOIN "p" ON TRUE ORDER BY "p"."__n"`;
   return {

@@ -1,4 +1,5 @@
 import type { Sequelize } from 'sequelize';
+import { BadRequestError } from '../../lib/errors';
 import type { AggregateResult } from '../../lib/query/aggregate-ast';
 import { SUM_SCALE, type CompiledAggregate } from './compile-aggregate';
 import { convertValue } from './convert-value';
@@ -12,7 +13,7 @@ import { runStatement, type Target } from './run-statement';
  * (the service answers that with a 422 naming the aggregate, decision 74).
  */
 export async function runAggregate(sequelize: Sequelize, plan: CompiledAggregate, target: Target): Promise<AggregateResult> {
-  const raw = await runStatement(sequelize, plan.statement, target);
+  const raw = await runStatement(sequelize, plan.statement, target).catch(unknownZone);
   const total = raw.length ? Number(raw[0].__total) : 0;
   const rows = raw
     .filter((r) => r.__n !== null && r.__n !== undefined)
@@ -26,6 +27,15 @@ export async function runAggregate(sequelize: Sequelize, plan: CompiledAggregate
       }),
     }));
   return { rows, total };
+}
+
+/** A zone Node knows but the server does not (22023, `time zone "X" not recognized`): the client's 400. */
+function unknownZone(err: unknown): never {
+  const e = err as { parent?: { code?: unknown; message?: unknown }; original?: { code?: unknown; message?: unknown }; code?: unknown; message?: unknown };
+  const cause = e.parent ?? e.original ?? e;
+  const zone = cause.code === '22023' && typeof cause.message === 'string' ? /time zone "([^"]+)" not recognized/.exec(cause.message)?.[1] : undefined;
+  if (zone) throw new BadRequestError(`Unknown time zone "${zone}" in group_by: the database does not know it.`, 'group_by');
+  throw err;
 }
 
 /** A scaled sum or average back in scale; not finite when its sum overflows a double. */

@@ -20,6 +20,18 @@ export interface AggregateFunctions<R> {
 /** A group field: one of the record's own fields, or a field of a to-one relation (`category.name`). */
 export type GroupField<T extends ResourceTypes> = OrderKey<T>;
 
+/** The units a date field may be bucketed by (decision 84). */
+export type BucketUnit = 'minute' | 'hour' | 'day' | 'week' | 'month' | 'quarter' | 'year';
+
+/**
+ * A `group_by` item bucketing a date field (decision 84): the group's value, under the field's
+ * name, is the instant its local minute, hour, day, week, month, quarter or year starts in `tz`
+ * (an IANA zone, default UTC); a week starts on Monday unless `week_start` says Sunday.
+ */
+export type BucketItem<G extends string> =
+  | { field: G; bucket: Exclude<BucketUnit, 'week'>; tz?: string }
+  | { field: G; bucket: 'week'; tz?: string; week_start?: 'monday' | 'sunday' };
+
 /** The value of a group field: the field's type (or null); for `category.name`, the related field's. */
 type GroupValue<T extends ResourceTypes, K extends string> = K extends keyof T['record']
   ? NonNullable<T['record'][K]> | null
@@ -46,8 +58,8 @@ export interface AggregateOptions<T extends ResourceTypes, G extends GroupField<
   filter?: (f: FilterFor<T>) => FilterNode;
   attr?: Partial<Pick<T['record'], FieldsOf<T>>>;
   soft_delete?: 'with' | 'only';
-  /** At most 5 group fields: own fields or to-one relation fields (`category.name`). */
-  group_by?: readonly G[];
+  /** At most 5 group fields: own fields or to-one relation fields (`category.name`), or date buckets (`{field: 'created_at', bucket: 'month', tz: 'Europe/Berlin'}`). */
+  group_by?: readonly (G | BucketItem<G>)[];
   /** At most 20 function-field pairs; absent: `{count: '*'}`. */
   aggregate?: A;
   /** Keeps the groups matching (decision 84): `(h) => h.where('count', '>', 10)` or `{and: ['count|>|10']}`; names are the answer's. */

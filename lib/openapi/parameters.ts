@@ -65,8 +65,22 @@ export const QUERY_SCHEMAS: Record<string, JsonSchema> = {
     ],
   },
   QueryGroupBy: {
-    description: 'Group fields (at most 5): fields of the resource or to-one relation paths, as an array (`["status", "category.name"]`) or one comma-separated string. Absent: one group of every matching record.',
-    anyOf: [{ type: 'array', items: { type: 'string' }, maxItems: 5 }, { type: 'string' }],
+    description:
+      'Group fields (at most 5): fields of the resource or to-one relation paths, as an array (`["status", "category.name"]`) or one comma-separated string, and date buckets (`{"field": "created_at", "bucket": "month", "tz": "Europe/Berlin"}`: the group value, under the field\'s name, is the instant the local bucket starts). Absent: one group of every matching record.',
+    anyOf: [{ type: 'array', items: { anyOf: [{ type: 'string' }, schemaRef('QueryBucket')] }, maxItems: 5 }, { type: 'string' }],
+  },
+  QueryBucket: {
+    type: 'object',
+    description:
+      'A date field bucketed in a time zone: `tz` an IANA zone as the tz database spells it, or UTC (default); `week_start` (monday by default) only with `week`. Units of an hour or less follow elapsed time (a repeated autumn hour is two buckets), a day and longer the local calendar.',
+    properties: {
+      field: { type: 'string' },
+      bucket: { type: 'string', enum: ['minute', 'hour', 'day', 'week', 'month', 'quarter', 'year'] },
+      tz: { type: 'string', default: 'UTC', example: 'Europe/Berlin' },
+      week_start: { type: 'string', enum: ['monday', 'sunday'], default: 'monday' },
+    },
+    required: ['field', 'bucket'],
+    additionalProperties: false,
   },
   QueryAggregate: {
     type: 'object',
@@ -108,6 +122,13 @@ export const PARAMETERS: Record<string, ParameterSpec> = {
   template: { name: 'template', description: 'PDF template name (default `pdf`).', schema: { type: 'string' } },
   group_by: { name: 'group_by', json: true, description: 'Aggregates: the group fields, e.g. `["status", "category.name"]`.', schema: schemaRef('QueryGroupBy'), example: [] },
   aggregate: { name: 'aggregate', json: true, description: 'Aggregates: the functions per group, e.g. `{"count": "*", "sum": ["price"]}`.', schema: schemaRef('QueryAggregate'), example: { count: '*' } },
+  having: {
+    name: 'having',
+    json: true,
+    description: 'Aggregates: keeps the groups matching, in the `oper` grammar over the answer\'s names (`count`, `sum.price`, a group field), e.g. `{"and": ["count|>|10", "sum.price|>=|100"]}`; `total` counts the groups left.',
+    schema: schemaRef('QueryFilter'),
+    example: {},
+  },
   // the same query names as on lists, with what they mean for groups (component keys differ from the names)
   aggregate_orderby: { name: 'orderby', json: true, description: 'Aggregates: the order of the groups, e.g. `{"count": "desc"}` or `{"sum.price": "desc"}`; default the group fields ascending.', schema: schemaRef('QueryAggregateOrder'), example: { count: 'desc' } },
   aggregate_pagination: {
@@ -123,7 +144,7 @@ export const PARAMETERS: Record<string, ParameterSpec> = {
 export const LIST = ['oper', 'attr', 'eq', 'select', 'relations', 'orderby', 'pagination', '_nested', 'soft_delete', 'cache', 'cache_ttl'];
 export const SHOW = ['select', 'relations', 'soft_delete', 'cache', 'cache_ttl'];
 /** Component keys of the aggregate route's parameters (decision 55). */
-export const AGGREGATE = ['oper', 'attr', 'eq', 'soft_delete', 'group_by', 'aggregate', 'aggregate_orderby', 'aggregate_pagination', 'cache', 'cache_ttl'];
+export const AGGREGATE = ['oper', 'attr', 'eq', 'soft_delete', 'group_by', 'aggregate', 'having', 'aggregate_orderby', 'aggregate_pagination', 'cache', 'cache_ttl'];
 export const EXPORT = ['oper', 'attr', 'eq', 'select', 'orderby', 'soft_delete', 'columns', 'filename'];
 
 /** The parameters that narrow which records a read returns: they never carry a narrowing example. */

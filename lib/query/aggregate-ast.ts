@@ -3,11 +3,27 @@
  * over the grouped records, an order over groups and a page of groups. Plain data, like ast.ts;
  * each driver compiles it next to its list compiler ($group / GROUP BY).
  */
+import type { FieldInfo } from '../resource/model-info';
 import type { Direction, Filter, OffsetPage } from './ast';
 
 export const AGGREGATE_FUNCTIONS = ['count', 'count_distinct', 'sum', 'avg', 'min', 'max'] as const;
 
 export type AggregateFunction = (typeof AGGREGATE_FUNCTIONS)[number];
+
+/** The units a date field may be bucketed by (decision 84). */
+export const BUCKET_UNITS = ['minute', 'hour', 'day', 'week', 'month', 'quarter', 'year'] as const;
+export type BucketUnit = (typeof BUCKET_UNITS)[number];
+
+/**
+ * A date bucket (decision 84): the group value is the instant the local `unit` starts in `tz` (an
+ * IANA zone the tz database spells, or UTC). Units of an hour or less follow elapsed time (the
+ * instant's own offset), a day and longer the local calendar; a week starts on `weekStart`.
+ */
+export interface Bucket {
+  unit: BucketUnit;
+  tz: string;
+  weekStart: 'monday' | 'sunday';
+}
 
 /**
  * A group field: a field of the root (`relations` empty) or at the end of a chain of to-one
@@ -20,6 +36,8 @@ export interface GroupKey {
   relations: string[];
   field: string;
   scopes?: Array<Filter | null>;
+  /** A date field bucketed in a time zone (decision 84): its value is the bucket's start. */
+  bucket?: Bucket;
 }
 
 /** One function over one field of the root; `count` of every record has field null (`"*"`). */
@@ -45,6 +63,18 @@ export interface AggregateQuery {
   /** The client's keys, then every group field ascending (groups are unique: a stable order). */
   order: AggregateOrderKey[];
   page: OffsetPage;
+  /** `having` (decision 84): a filter over the answer, null when absent. */
+  having?: Having | null;
+}
+
+/**
+ * `having` as the drivers compile it: a filter whose fields are the answer's columns, `g<i>` for
+ * the i-th group value and `m<i>` for the i-th measure, typed in `fields` (counts, sums and
+ * averages are numbers; minimums, maximums and group values have their field's type).
+ */
+export interface Having {
+  filter: Filter;
+  fields: Record<string, FieldInfo>;
 }
 
 /** One group as a driver answers it: group values and measure values in query order, output-ready. */

@@ -10,11 +10,12 @@ import { parseAttr } from './parse-attr';
 import { combine, parseFilter } from './parse-filter';
 import { withTrashed } from './parse-list-query';
 import { parsePagination } from './parse-pagination';
-import { readNameList } from './parse-select';
-import { relationStep } from './relation-path';
+import { parseGroupBy } from './parse-group-by';
+import { measureName, parseHaving } from './parse-having';
 import { clientEntries, isPlainObject } from './safe-keys';
 
-export const MAX_GROUPS = 5;
+export { MAX_GROUPS } from './parse-group-by';
+export { measureName } from './parse-having';
 export const MAX_MEASURES = 20;
 
 /** Field types each function takes (decision 55); count and count_distinct take any scalar field. */
@@ -39,33 +40,6 @@ const param = (params: RequestParams, name: string): unknown => (Object.prototyp
 /** A readable field of `model` (unknown and write-only alike: a 400 naming it, decision 57). */
 function readable(model: ModelInfo, name: string, where: string, parameter: string): FieldInfo {
   return filterField(model, name, where, parameter);
-}
-
-/** `group_by`: at most 5 fields of the root or `relation.field` paths through to-one relations. */
-export function parseGroups(raw: unknown, model: ModelInfo, catalog: Catalog): GroupKey[] {
-  const names = readNameList('group_by', raw) ?? [];
-  if (names.length > MAX_GROUPS) throw new BadRequestError(`Parameter "group_by" takes at most ${MAX_GROUPS} fields (got ${names.length}).`, 'group_by');
-  const groups: GroupKey[] = [];
-  for (const name of names) {
-    const segments = name.split('.').map((s) => s.trim());
-    if (segments.some((s) => s === '')) throw new BadRequestError(`Invalid group_by field "${name}".`, 'group_by');
-    const relations: string[] = [];
-    let current = model;
-    for (const segment of segments.slice(0, -1)) {
-      const step = relationStep(current, segment, catalog, 'group_by');
-      if (step.relation.kind !== 'belongsTo' && step.relation.kind !== 'hasOne') {
-        throw new BadRequestError(`Relation "${segment}" cannot be used in group_by: only to-one relations (belongsTo, hasOne) are group paths.`, 'group_by');
-      }
-      relations.push(segment);
-      current = step.target;
-    }
-    const where = relations.length ? `group_by (relation "${relations.join('.')}")` : 'group_by';
-    const field = readable(current, segments[segments.length - 1], where, 'group_by');
-    if (!SCALAR.includes(field.type)) throw new BadRequestError(`Field "${name}" cannot be grouped: it holds ${field.type === 'array' ? 'a list' : 'an object'}.`, 'group_by');
-    const key = segments.join('.');
-    if (!groups.some((g) => g.name === key)) groups.push({ name: key, relations, field: field.name });
-  }
-  return groups;
 }
 
 function fieldList(fn: string, value: unknown): string[] {
@@ -116,11 +90,6 @@ function direction(raw: unknown, key: string): Direction {
   throw new BadRequestError(`Invalid direction "${typeof raw === 'string' ? raw : JSON.stringify(raw)}" for orderby key "${key}"; use asc or desc.`, 'orderby');
 }
 
-/** The name of a measure as `orderby` spells it: `count`, `count.<field>`, `sum.price`. */
-export function measureName(m: Measure): string {
-  return m.field === null ? 'count' : `${m.fn}.${m.field}`;
-}
-
 /**
  * `orderby` over the answer: group fields, `count` and `<function>.<field>` of this request; then
  * every group field ascending (default order, and the tie-breaker that makes pages stable).
@@ -162,14 +131,16 @@ export function parseAggregatePage(raw: unknown, config: RestConfig): OffsetPage
   return page;
 }
 
-/** GET /{resource}/aggregate: the list's filter parameters, then group_by, aggregate, orderby, pagination. */
+/** GET /{resource}/aggregate: the list's filter parameters, then group_by, aggregate, having, orderby, pagination. */
 export function parseAggregate(params: RequestParams, model: ModelInfo, catalog: Catalog, config: RestConfig): ParsedAggregate {
   const parsed = parseFilter(param(params, 'oper'), model, catalog, config);
   const attr = parseAttr(param(params, 'attr'), param(params, 'eq'), model);
   const filter: Filter | null = combine('and', [...(parsed.filter ? [parsed.filter] : []), ...attr]);
-  const groups = parseGroups(param(params, 'group_by'), model, catalog);
+  const parsedGroups = parseGroupBy(param(params, 'group_by'), model, catalog);
+  const groups = parsedGroups.map((g) => g.key);
   const measures = parseMeasures(param(params, 'aggregate'), model);
+  const having = parseHaving(param(params, 'having'), model, parsedGroups, measures, config);
   const order = parseAggregateOrder(param(params, 'orderby'), groups, measures);
   const page = parseAggregatePage(param(params, 'pagination'), config);
-  return { query: { model: model.name, filter, groups, measures, order, page }, trashed: withTrashed(params, model).trashed };
+  return { query: { model: model.name, filter, groups, measures, order, page, having }, trashed: withTrashed(params, model).trashed };
 }

@@ -18,6 +18,8 @@ export interface ParsedFilter {
 }
 
 interface State {
+  /** The parameter named in messages: `oper`, or `having` (an aggregate's filter over its answer). */
+  param: string;
   catalog: Catalog;
   config: RestConfig;
   conditions: number;
@@ -45,26 +47,26 @@ export function combine(kind: 'and' | 'or', filters: Filter[]): Filter | null {
 }
 
 function checkDepth(depth: number, state: State): void {
-  if (depth > state.config.maxDepth) throw new BadRequestError(`Maximum nesting depth (${state.config.maxDepth}) exceeded.`, PARAM);
+  if (depth > state.config.maxDepth) throw new BadRequestError(`Maximum nesting depth (${state.config.maxDepth}) exceeded.`, state.param);
 }
 
-function where(level: Level): string {
-  return level.path === '' ? PARAM : `${PARAM} (relation "${level.path}")`;
+function where(level: Level, state: State): string {
+  return level.path === '' ? state.param : `${state.param} (relation "${level.path}")`;
 }
 
 function condition(text: string, level: Level, state: State): Filter {
   state.conditions += 1;
   if (state.conditions > state.config.maxConditions) {
-    throw new BadRequestError(`Maximum conditions (${state.config.maxConditions}) exceeded.`, PARAM);
+    throw new BadRequestError(`Maximum conditions (${state.config.maxConditions}) exceeded.`, state.param);
   }
-  return parseCondition(text, { model: level.model, config: state.config, parameter: PARAM, where: where(level) });
+  return parseCondition(text, { model: level.model, config: state.config, parameter: state.param, where: where(level, state) });
 }
 
 /** An element of an and/or list: a condition string or a nested group object (one level deeper). */
 function element(value: unknown, level: Level, state: State, conjunctive: boolean): Filter | null {
   if (typeof value === 'string') return condition(value, level, state);
   if (isPlainObject(value)) return node(value, { ...level, depth: level.depth + 1, conjunctive }, state);
-  throw new BadRequestError(`Invalid element ${JSON.stringify(value) ?? String(value)} in ${where(level)}; use a condition string or an {and|or: [...]} object.`, PARAM);
+  throw new BadRequestError(`Invalid element ${JSON.stringify(value) ?? String(value)} in ${where(level, state)}; use a condition string or an {and|or: [...]} object.`, state.param);
 }
 
 function group(kind: 'and' | 'or', value: unknown, level: Level, state: State): Filter | null {
@@ -99,7 +101,7 @@ function record(state: State, path: string, filter: Filter | null): void {
  * null/empty for plain existence; a dot path of n relations adds n levels (decision 9).
  */
 function relationKey(key: string, value: unknown, level: Level, state: State): Filter {
-  const steps = resolveRelationPath(level.model, key, state.catalog, PARAM);
+  const steps = resolveRelationPath(level.model, key, state.catalog, state.param);
   const depth = level.depth + steps.length;
   checkDepth(depth, state);
   const names = steps.map((s) => s.relation.name);
@@ -110,7 +112,7 @@ function relationKey(key: string, value: unknown, level: Level, state: State): F
   else if (isPlainObject(value)) filter = nodeBody(value, inner, state);
   else if (Array.isArray(value)) filter = group('and', value, inner, state);
   else if (typeof value === 'string') filter = condition(value, inner, state);
-  else throw new BadRequestError(`Invalid value for relation "${key}" in ${where(level)}; use an {and|or: [...]} object.`, PARAM);
+  else throw new BadRequestError(`Invalid value for relation "${key}" in ${where(level, state)}; use an {and|or: [...]} object.`, state.param);
 
   // Wrap from the innermost segment out: category.parent -> related(category, related(parent, f)).
   let wrapped: Filter | null = filter;
@@ -124,7 +126,7 @@ function relationKey(key: string, value: unknown, level: Level, state: State): F
 /** The filters of an object's keys at `level` (already depth-checked). */
 function members(value: Record<string, unknown>, level: Level, state: State): Filter[] {
   const filters: Filter[] = [];
-  for (const [key, v] of clientEntries(value, PARAM)) {
+  for (const [key, v] of clientEntries(value, state.param)) {
     const lower = key.toLowerCase();
     const f = lower === 'and' || lower === 'or' ? group(lower, v, level, state) : relationKey(key, v, level, state);
     if (f) filters.push(f);
@@ -146,15 +148,15 @@ function node(value: Record<string, unknown>, level: Level, state: State): Filte
  * `oper` -> Filter (decisions 4-10). An object is depth 1; a string is one condition or JSON;
  * an array is read as an `and` list. Also returns the relation sub-filters for `_nested`.
  */
-export function parseFilter(raw: unknown, model: ModelInfo, catalog: Catalog, config: RestConfig): ParsedFilter {
-  const state: State = { catalog, config, conditions: 0, relationFilters: new Map() };
+export function parseFilter(raw: unknown, model: ModelInfo, catalog: Catalog, config: RestConfig, param: string = PARAM): ParsedFilter {
+  const state: State = { param, catalog, config, conditions: 0, relationFilters: new Map() };
   const root: Level = { model, depth: 1, path: '', conjunctive: true };
-  const value = decodeParam(PARAM, raw);
+  const value = decodeParam(param, raw);
   if (isAbsent(value)) return { filter: null, relationFilters: state.relationFilters };
   let filter: Filter | null;
   if (isPlainObject(value)) filter = node(value, root, state);
   else if (Array.isArray(value)) filter = group('and', value, root, state);
   else if (typeof value === 'string') filter = condition(value, root, state);
-  else throw new BadRequestError(`Parameter "oper" must be an object or a condition string.`, PARAM);
+  else throw new BadRequestError(`Parameter "${param}" must be an object or a condition string.`, param);
   return { filter, relationFilters: state.relationFilters };
 }

@@ -14,7 +14,7 @@ const PDF = [...EXPORT, 'template'];
 const INDEX = [...LIST_PARAMS, 'hierarchy', ...CACHE];
 
 /** Aggregates (decision 55): the list's filter parameters, then groups, functions, order and page of groups. */
-export const AGGREGATE_PARAMS = ['oper', 'attr', 'eq', 'soft_delete', 'group_by', 'aggregate', 'orderby', 'pagination'] as const;
+export const AGGREGATE_PARAMS = ['oper', 'attr', 'eq', 'soft_delete', 'group_by', 'aggregate', 'having', 'orderby', 'pagination'] as const;
 
 const BY_ACTION: Record<string, readonly string[]> = {
   index: INDEX,

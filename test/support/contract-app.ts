@@ -271,6 +271,18 @@ export class ContractContext {
     );
   }
 
+  /** Sets a date field of records straight in the database (instants a test needs, e.g. across DST changes). */
+  async rawSetDates(table: string, field: string, values: Array<[Rec, Date]>): Promise<void> {
+    await this.direct(
+      async (client) => {
+        for (const [rec, date] of values) await client.query(`UPDATE "${table}" SET "${field}" = $1 WHERE "id" = $2`, [date, rec.id]);
+      },
+      async (db, oid) => {
+        for (const [rec, date] of values) await db.collection(table).updateOne({ _id: oid(rec.id) }, { $set: { [field]: date } });
+      },
+    );
+  }
+
   /** Sets a user's roles straight in the database (a legacy role name the API would refuse). */
   async rawSetRoles(user: Rec, roles: string[]): Promise<void> {
     await this.direct(

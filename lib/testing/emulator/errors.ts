@@ -51,6 +51,15 @@ export const Codes = {
   NotARetryableWriteCommand: 50768,
   Location50889: 50889,
   BSONObjectTooLarge: 10334,
+  // $dateTrunc
+  Location40485: 40485,
+  Location5439012: 5439012,
+  Location5439013: 5439013,
+  Location5439014: 5439014,
+  Location5439015: 5439015,
+  Location5439016: 5439016,
+  Location5439017: 5439017,
+  Location5439018: 5439018,
 } as const;
 
 export type CodeName = keyof typeof Codes;

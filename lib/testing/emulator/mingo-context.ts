@@ -15,8 +15,10 @@
  * - `$graphLookup` stage (graph-lookup.ts): a missing start or connectFromField value reaches nothing.
  * - `$group` stage and `$push`/`$addToSet`/`$min`/`$max` accumulators (group-stage.ts): group keys
  *   compare with field order, missing values are not pushed, min/max in BSON order.
+ * - expression `$dateTrunc` (date-trunc.ts): mingo ignores `timezone`; MongoDB bins in the zone.
  */
 import { compareValues, sortDocuments } from './bson-order';
+import { checkDateTruncSpec, dateTrunc } from './date-trunc';
 import { addFieldsStage, projectStage } from './field-stages';
 import { graphLookupStage } from './graph-lookup';
 import { accumulatorOverrides, expressionAccumulators, groupStage } from './group-stage';
@@ -68,6 +70,11 @@ const expressionOverrides: Ops = {
   $lt: comparison('$lt', (c) => c < 0),
   $lte: comparison('$lte', (c) => c <= 0),
   $cmp: comparison('$cmp', (c) => c),
+  $dateTrunc: (obj: unknown, expr: unknown, options: unknown): Date | null => {
+    const spec = checkDateTruncSpec(expr);
+    const args = Object.fromEntries(Object.entries(spec).map(([k, v]) => [k, mingoCore.evalExpr(obj, v, options)]));
+    return dateTrunc(args as Parameters<typeof dateTrunc>[0]);
+  },
 };
 
 function $sort(coll: Lazy, spec: unknown): Lazy {

@@ -59,6 +59,9 @@ export async function probe(): Promise<void> {
   expectType<string | null>()(groups.data[0].group['category.name']);
   await api.products.aggregate({ group_by: ['status'], aggregate: { count: '*', sum: ['price'] }, having: { and: ['count|>|1', { or: ['sum.price|>=|10', 'status|null'] }] } });
   expectType<number | null>()(groups.data[0].sum.price);
+  const months = await api.products.aggregate({ group_by: [{ field: 'created_at', bucket: 'month', tz: 'Europe/Berlin' }, 'status', { field: 'updated_at', bucket: 'week', week_start: 'sunday' }], having: (h) => h.and(h.where('count', '>', 1), h.where('created_at', '>=', '2021-01-01')) });
+  expectType<string | null>()(months.data[0].group.created_at);
+  expectType<string | null>()(months.data[0].group.updated_at);
   const tagged = await api.tags.list({ relations: ['products:name'], filter: (f) => f.has('products', (p) => p.where('price', '<', 3)) });
   expectType<number>()(tagged.data[0].products[0].price);
   const tagsOfProduct = await api.products.relation('p', 'tags').list();
@@ -89,6 +92,8 @@ const NEGATIVE: Array<[string, string, string]> = [
   ['change feed: a relation filter (own fields only)', `api.products.changes({ filter: (f) => f.has('reviews', () => 'rating|>|1') });`, `Argument of type '"reviews"' is not assignable to parameter of type 'never'`],
   ['having (raw form) on a function not asked', `api.products.aggregate({ aggregate: { count: '*' }, having: { and: ['avg.price|>|1'] } });`, `Type '"avg.price|>|1"' is not assignable`],
   ['having on count when only sum is asked', `api.products.aggregate({ aggregate: { sum: ['price'] }, having: (h) => h.where('count', '>', 1) });`, `Argument of type '"count"' is not assignable`],
+  ['week_start on a bucket that is not a week', `api.products.aggregate({ group_by: [{ field: 'created_at', bucket: 'month', week_start: 'sunday' }] });`, `'week_start' does not exist`],
+  ['a bucket of an unknown field', `api.products.aggregate({ group_by: [{ field: 'placed', bucket: 'day' }] });`, `Type '"placed"' is not assignable`],
   ['having on a function not asked', `api.products.aggregate({ aggregate: { count: '*' }, having: (h) => h.where('sum.price', '>', 1) });`, `Argument of type '"sum.price"' is not assignable`],
 ];
 
