@@ -133,7 +133,9 @@ async function main(): Promise<void> {
     process.send?.({ latencies }, () => process.exit(0));
     return;
   }
-  const child = fork(__filename, ['--serve'], { execArgv: [...process.execArgv, '--expose-gc'], stdio: 'inherit' });
+  // BENCH_CPU_PROF=<dir>: the served process writes a CPU profile there (where the feed's time goes)
+  const profile = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
+  const child = fork(__filename, ['--serve'], { execArgv: [...process.execArgv, '--expose-gc', ...profile], stdio: 'inherit' });
   const base = await new Promise<string>((resolve) => child.once('message', (m: Message) => resolve(m.ready!)));
   const results: string[] = [];
   // 1. writes with no stream ever opened: the feed records nothing
