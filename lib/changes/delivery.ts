@@ -74,12 +74,13 @@ export class Delivery implements FlushSource {
 
   /**
    * Resets the streams that were keeping up (owing events from `from` on, not past `to`: a stream
-   * opened since owes nothing); counted, and logged at most every 10 s per resource.
+   * opened since owes nothing; a stream behind its own full socket answers to its own lag bound);
+   * counted, and logged at most every 10 s per resource.
    */
   private shed(model: string, subscribers: Subscriber[], from: number, to: number, age: number, bytes: number): void {
     let streams = 0;
     for (const subscriber of subscribers) {
-      if (subscriber.position < from || subscriber.position >= to || subscriber.isHeld || subscriber.stream.isClosed) continue;
+      if (subscriber.position < from || subscriber.position >= to || subscriber.isHeld || subscriber.stream.isBlocked || subscriber.stream.isClosed) continue;
       subscriber.shed();
       streams += 1;
     }
