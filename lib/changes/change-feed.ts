@@ -57,7 +57,7 @@ export class ChangeFeed implements ChangeSink {
   ) {
     this.slots = new StreamSlots(settings.maxStreams, settings.maxStreamsPerCaller);
     this.rechecks = new RecheckSchedule(settings.reauthSeconds * 1000, () => this.allSubscribers());
-    this.delivery = new Delivery((model) => this.subscribers.get(model) ?? [], (model) => this.bufferOf(model), { maxMs: settings.maxBacklogMs, maxBytes: settings.maxBufferedBytes }, log);
+    this.delivery = new Delivery((model) => this.subscribers.get(model) ?? [], (model) => this.bufferOf(model), { maxMs: settings.maxBacklogMs, maxBytes: settings.maxBacklogBytes }, log);
     this.fanOut = settings.redisUrl ? new (loadFanOut())(settings.redisUrl, settings.prefix, { event: (e) => this.deliver(e), live: (m) => this.live.add(m) }) : null;
   }
 

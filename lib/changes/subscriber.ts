@@ -130,8 +130,11 @@ export class Subscriber {
    * dropped, it gets one `reset` and goes on from the newest event.
    */
   pull(renders: CycleRenders | null = null, hurry = true): void {
-    if (this.held || this.stream.isClosed || this.cursor >= this.buffer.next) return;
-    if (this.cursor < this.buffer.first || this.buffer.bytesFrom(Math.max(this.cursor, this.lagFrom)) + this.stream.unsent > this.maxLag) {
+    if (this.held || this.stream.isClosed || this.stream.isBlocked || this.cursor >= this.buffer.next) return;
+    // a stream at the start of the fan-out cycle's events was keeping up: they are not its lag
+    // (the feed bounds that backlog for all its streams, delivery.ts)
+    const keepingUp = renders?.has(this.cursor) === true;
+    if (this.cursor < this.buffer.first || (!keepingUp && this.buffer.bytesFrom(Math.max(this.cursor, this.lagFrom)) + this.stream.unsent > this.maxLag)) {
       this.reset();
       return;
     }
