@@ -1,10 +1,14 @@
 /**
  * The change feed under load (`npm run bench:changes`): the example app (PostgreSQL by default,
- * BENCH_DRIVER=mongo for the emulator/mongod) in a child process, 1,000 open subscribers in this
- * one, 100 writes/s from a third. Reports p50/p99 from a write being sent to its event reaching a subscriber
- * (the write commits, the record is read once, the event is rendered and written to every stream),
- * the server's RSS per open stream, and the write's latency with and without subscribers.
+ * BENCH_DRIVER=mongo for the emulator/mongod) in a child process, the subscribers in this one,
+ * the writes from a third. First issue 51's row: 1,000 subscribers, 100 writes/s for
+ * BENCH_SECONDS (p50/p99 from a write being sent to its event reaching a subscriber, the server's
+ * RSS per open stream, the write's latency with and without subscribers). Then, for 100, 1,000 and
+ * 5,000 subscribers (BENCH_COUNTS), the highest write rate of BENCH_RATES at which delivery p99
+ * stays under 100 ms, with the write latency with and without subscribers at that rate (issue
+ * 52). Ends with a markdown table: figure, value, ratio, aim, met or missed.
  */
+import os from 'node:os';
 import { fork, type ChildProcess } from 'node:child_process';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -12,9 +16,14 @@ import type { AddressInfo } from 'node:net';
 const SUBSCRIBERS = Number(process.env.BENCH_SUBSCRIBERS ?? 1000);
 const RATE = Number(process.env.BENCH_RATE ?? 100);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+const COUNTS = (process.env.BENCH_COUNTS ?? '100,1000,5000').split(',').map(Number);
+const RATES = (process.env.BENCH_RATES ?? '25,50,100,200,400').split(',').map(Number);
+const STEP_SECONDS = Number(process.env.BENCH_STEP_SECONDS ?? 4);
+const MAX_STREAMS = Math.max(SUBSCRIBERS, ...COUNTS) + 10;
 const TOKEN = 'bench-changes-admin';
 
-type Message = { ready?: string; rss?: number; streams?: number };
+type Stats = { sheds: number; streamsReset: number; openStreams: number };
+type Message = { ready?: string; rss?: number; streams?: number; stats?: Stats };
 
 async function serve(): Promise<void> {
   const { createExampleApp } = await import('../example-app/app');
@@ -23,7 +32,7 @@ async function serve(): Promise<void> {
   const db = driver === 'mongo' ? { mongoUri: handle.uri } : { postgresUri: handle.uri };
   const winston = (await import('winston')).default;
   const logger = winston.createLogger({ silent: true, transports: [new winston.transports.Console({ silent: true })] });
-  const shop = await createExampleApp({ driver, ...db, adminToken: TOKEN, logger, apiOptions: { changes: { maxStreams: SUBSCRIBERS + 10, maxStreamsPerCaller: SUBSCRIBERS + 10 } } });
+  const shop = await createExampleApp({ driver, ...db, adminToken: TOKEN, logger, apiOptions: { changes: { maxStreams: MAX_STREAMS, maxStreamsPerCaller: MAX_STREAMS } } });
   await shop.reset();
   const server = http.createServer(shop.app);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -37,7 +46,7 @@ async function serve(): Promise<void> {
     }
     if (m.ask === 'rss') {
       global.gc?.();
-      process.send?.({ rss: process.memoryUsage().rss, streams: shop.api.changes.openStreams } satisfies Message);
+      process.send?.({ rss: process.memoryUsage().rss, streams: shop.api.changes.openStreams, stats: shop.api.changes.stats() } satisfies Message);
     }
   });
   process.send?.({ ready: `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/v1` } satisfies Message);
@@ -72,15 +81,15 @@ async function write(base: string, agent: http.Agent, name: string): Promise<num
 /** The machine's clock in ms with a fraction, the same in every process (send -> delivery spans two). */
 const clock = () => performance.timeOrigin + performance.now();
 
-/** Writes at RATE per second for `seconds`; answers each write's latency. Names carry their send time. */
-async function writeLoad(base: string, seconds: number): Promise<number[]> {
+/** Writes at `rate` per second for `seconds`; answers each write's latency. Names carry their send time. */
+async function writeLoad(base: string, seconds: number, rate: number): Promise<number[]> {
   const agent = new http.Agent({ keepAlive: true, maxSockets: 20 });
   const latencies: number[] = [];
   const pending: Promise<void>[] = [];
-  const total = seconds * RATE;
+  const total = seconds * rate;
   const start = performance.now();
   for (let i = 0; i < total; i += 1) {
-    const due = start + (i * 1000) / RATE;
+    const due = start + (i * 1000) / rate;
     const wait = due - performance.now();
     if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
     const name = `w${i}@${clock().toFixed(3)}`;
@@ -91,7 +100,7 @@ async function writeLoad(base: string, seconds: number): Promise<number[]> {
   return latencies;
 }
 
-function subscribe(base: string, agent: http.Agent, onEvent: (name: string) => void): Promise<http.ClientRequest> {
+function subscribe(base: string, agent: http.Agent, onEvent: (name: string) => void, onReset: () => void): Promise<http.ClientRequest> {
   return new Promise((resolve, reject) => {
     const req = http.get(`${base}/products/changes?select=name`, { agent, headers: { authorization: `Bearer ${TOKEN}`, accept: 'text/event-stream' } }, (res) => {
       if (res.statusCode !== 200) return reject(new Error(`subscribe answered ${res.statusCode}`));
@@ -105,6 +114,7 @@ function subscribe(base: string, agent: http.Agent, onEvent: (name: string) => v
           buffer = buffer.slice(end + 2);
           const at = frame.indexOf('"name":"');
           if (at >= 0) onEvent(frame.slice(at + 8, frame.indexOf('"', at + 8)));
+          else if (frame.includes('event: reset')) onReset();
         }
       });
       resolve(req);
@@ -117,50 +127,139 @@ function subscribe(base: string, agent: http.Agent, onEvent: (name: string) => v
  * The writes, from a process of their own: in the process that parses the 1,000 streams, each
  * write's answer waited for that process's event loop, so the parsing counted as write latency.
  */
-function writeIn(base: string, seconds: number): Promise<number[]> {
-  const writer = fork(__filename, ['--write', base, String(seconds)], { stdio: 'inherit' });
+function writeIn(base: string, seconds: number, rate = RATE): Promise<number[]> {
+  const writer = fork(__filename, ['--write', base, String(seconds), String(rate)], { stdio: 'inherit' });
   return new Promise((resolve, reject) => {
     writer.once('message', (m: { latencies: number[] }) => resolve(m.latencies));
     writer.once('exit', (code) => (code === 0 ? undefined : reject(new Error(`writer exited with ${code}`))));
   });
 }
 
+/** The subscribers this process holds, and what they received since the last `take()`. */
+class Audience {
+  private readonly requests: http.ClientRequest[] = [];
+  private readonly agent = new http.Agent({ keepAlive: false, maxSockets: Infinity });
+  delivery: number[] = [];
+  received = 0;
+  resets = 0;
+
+  constructor(private readonly base: string) {}
+
+  get size(): number {
+    return this.requests.length;
+  }
+
+  /** Opens or closes streams until `n` are open (opened 50 at a time). */
+  async resize(n: number): Promise<void> {
+    while (this.requests.length > n) this.requests.pop()!.destroy();
+    while (this.requests.length < n) {
+      const batch = Math.min(50, n - this.requests.length);
+      const opened = await Promise.all(Array.from({ length: batch }, () => subscribe(this.base, this.agent, (name) => this.event(name), () => (this.resets += 1))));
+      this.requests.push(...opened);
+    }
+  }
+
+  private event(name: string): void {
+    const at = Number(name.slice(name.indexOf('@') + 1));
+    this.received += 1;
+    if (Number.isFinite(at)) this.delivery.push(clock() - at);
+  }
+
+  take(): { delivery: number[]; received: number; resets: number } {
+    const out = { delivery: this.delivery, received: this.received, resets: this.resets };
+    this.delivery = [];
+    this.received = 0;
+    this.resets = 0;
+    return out;
+  }
+}
+
+interface Step {
+  rate: number;
+  writeP50: number;
+  deliveryP99: number;
+  received: number;
+  expected: number;
+  resets: number;
+}
+
+const ms = (x: number) => `${x.toFixed(1)} ms`;
+const row = (figure: string, value: string, ratio: string, aim: string, met: boolean | null) => `| ${figure} | ${value} | ${ratio} | ${aim} | ${met === null ? 'stated' : met ? 'met' : 'missed'} |`;
+
 async function main(): Promise<void> {
   if (process.argv.includes('--serve')) return serve();
   const writing = process.argv.indexOf('--write');
   if (writing >= 0) {
-    const latencies = await writeLoad(process.argv[writing + 1], Number(process.argv[writing + 2]));
+    const latencies = await writeLoad(process.argv[writing + 1], Number(process.argv[writing + 2]), Number(process.argv[writing + 3]));
     process.send?.({ latencies }, () => process.exit(0));
     return;
   }
+  const load = os.loadavg().map((l) => l.toFixed(2)).join(' ');
   // BENCH_CPU_PROF=<dir>: the served process writes a CPU profile there (where the feed's time goes)
   const profile = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
   const child = fork(__filename, ['--serve'], { execArgv: [...process.execArgv, '--expose-gc', ...profile], stdio: 'inherit' });
   const base = await new Promise<string>((resolve) => child.once('message', (m: Message) => resolve(m.ready!)));
-  const results: string[] = [];
-  // 1. writes with no stream ever opened: the feed records nothing
+  const results: string[] = [`load average at start: ${load} (${os.cpus().length} cores)`];
+  // 1. writes with no stream ever opened (the feed records nothing): the main rate, then each rate of the ladder
   const quiet = await writeIn(base, Math.max(3, SECONDS / 2));
-  results.push(`write latency, no subscribers (resource never subscribed): p50 ${percentile(quiet, 50).toFixed(2)} ms, p99 ${percentile(quiet, 99).toFixed(2)} ms`);
+  results.push(`write latency, no subscribers (resource never subscribed), ${RATE}/s: p50 ${percentile(quiet, 50).toFixed(2)} ms, p99 ${percentile(quiet, 99).toFixed(2)} ms`);
+  const quietAt = new Map<number, number>();
+  for (const rate of RATES) quietAt.set(rate, percentile(await writeIn(base, STEP_SECONDS, rate), 50));
+  results.push(`write p50 without subscribers by rate: ${RATES.map((r) => `${r}/s ${quietAt.get(r)!.toFixed(2)} ms`).join(', ')}`);
+  // 2. issue 51's row: SUBSCRIBERS streams, RATE writes/s for SECONDS
   const before = await ask(child);
-  const agent = new http.Agent({ keepAlive: false, maxSockets: Infinity });
-  const delivery: number[] = [];
-  let received = 0;
-  const requests: http.ClientRequest[] = [];
-  for (let i = 0; i < SUBSCRIBERS; i += 1) {
-    requests.push(await subscribe(base, agent, (name) => {
-      const at = Number(name.slice(name.indexOf('@') + 1));
-      received += 1;
-      if (Number.isFinite(at)) delivery.push(clock() - at);
-    }));
-  }
+  const audience = new Audience(base);
+  await audience.resize(SUBSCRIBERS);
   const after = await ask(child);
-  results.push(`server RSS: ${(before.rss! / 1048576).toFixed(1)} MiB before, ${(after.rss! / 1048576).toFixed(1)} MiB with ${after.streams} streams: ${((after.rss! - before.rss!) / SUBSCRIBERS / 1024).toFixed(1)} KiB per subscriber`);
+  const perStream = (after.rss! - before.rss!) / SUBSCRIBERS / 1024;
+  results.push(`server RSS: ${(before.rss! / 1048576).toFixed(1)} MiB before, ${(after.rss! / 1048576).toFixed(1)} MiB with ${after.streams} streams: ${perStream.toFixed(1)} KiB per subscriber`);
+  audience.take();
   const loaded = await writeIn(base, SECONDS);
   await new Promise((resolve) => setTimeout(resolve, 1000));
+  const main = audience.take();
+  const afterLoad = await ask(child);
   results.push(`write latency, ${SUBSCRIBERS} subscribers: p50 ${percentile(loaded, 50).toFixed(2)} ms, p99 ${percentile(loaded, 99).toFixed(2)} ms`);
-  results.push(`write sent -> event delivered (${SECONDS * RATE} writes at ${RATE}/s, ${received} deliveries of ${SECONDS * RATE * SUBSCRIBERS} expected): p50 ${percentile(delivery, 50).toFixed(2)} ms, p99 ${percentile(delivery, 99).toFixed(2)} ms`);
-  for (const req of requests) req.destroy();
-  console.log(results.join('\n'));
+  results.push(`write sent -> event delivered (${SECONDS * RATE} writes at ${RATE}/s, ${main.received} deliveries of ${SECONDS * RATE * SUBSCRIBERS} expected, ${main.resets} resets): p50 ${percentile(main.delivery, 50).toFixed(2)} ms, p99 ${percentile(main.delivery, 99).toFixed(2)} ms`);
+  results.push(`server RSS after the run: ${(afterLoad.rss! / 1048576).toFixed(1)} MiB; feed shed ${afterLoad.stats!.sheds} times (${afterLoad.stats!.streamsReset} streams reset)`);
+  // 3. issue 52: the highest rate at which delivery p99 stays under 100 ms, per number of subscribers
+  const capacity = new Map<number, { best: Step | null; steps: Step[]; rssPerStream: number }>();
+  for (const count of COUNTS) {
+    const idle = await ask(child);
+    await audience.resize(count);
+    const open = await ask(child);
+    const rssPerStream = count === SUBSCRIBERS ? perStream : (open.rss! - before.rss!) / count / 1024;
+    const steps: Step[] = [];
+    let best: Step | null = null;
+    for (const rate of RATES) {
+      audience.take();
+      const latencies = await writeIn(base, STEP_SECONDS, rate);
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      const got = audience.take();
+      const step: Step = { rate, writeP50: percentile(latencies, 50), deliveryP99: percentile(got.delivery, 99), received: got.received, expected: latencies.length * count, resets: got.resets };
+      steps.push(step);
+      console.error(`[changes] ${count} subscribers, ${rate}/s: write p50 ${ms(step.writeP50)}, delivery p99 ${ms(step.deliveryP99)}, ${step.received}/${step.expected} delivered, ${step.resets} resets`);
+      if (!(step.deliveryP99 < 100) || step.resets > 0) break;
+      best = step;
+    }
+    capacity.set(count, { best, steps, rssPerStream });
+    results.push(`${count} subscribers (server RSS ${(idle.rss! / 1048576).toFixed(1)} -> ${(open.rss! / 1048576).toFixed(1)} MiB): ${steps.map((s) => `${s.rate}/s write p50 ${ms(s.writeP50)} (${ms(quietAt.get(s.rate)!)} without), delivery p99 ${ms(s.deliveryP99)}, ${s.received}/${s.expected} delivered, ${s.resets} resets`).join('; ')}`);
+  }
+  const final = await ask(child);
+  results.push(`feed shed load ${final.stats!.sheds} times in the whole run (${final.stats!.streamsReset} streams reset)`);
+  await audience.resize(0);
+  // the table (issue 51's shape)
+  const quietP50 = percentile(quiet, 50);
+  const table = ['', '| figure | value | ratio | aim | met |', '| --- | --- | ---: | --- | --- |'];
+  table.push(row(`write p50, ${SUBSCRIBERS} subscribers at ${RATE}/s vs none`, `${ms(percentile(loaded, 50))} vs ${ms(quietP50)}`, `${(percentile(loaded, 50) / quietP50).toFixed(2)}x`, '<= 1.5x', percentile(loaded, 50) <= 1.5 * quietP50));
+  table.push(row(`delivery p99, ${SUBSCRIBERS} subscribers at ${RATE}/s`, `${ms(percentile(main.delivery, 99))} (${main.received} of ${SECONDS * RATE * SUBSCRIBERS}, ${main.resets} resets)`, '', '< 100 ms', percentile(main.delivery, 99) < 100));
+  const big = capacity.get(Math.max(...COUNTS));
+  if (big) table.push(row(`RSS per stream, ${SUBSCRIBERS} vs ${Math.max(...COUNTS)} subscribers`, `${perStream.toFixed(1)} vs ${big.rssPerStream.toFixed(1)} KiB`, `${(big.rssPerStream / perStream).toFixed(2)}x`, 'flat (<= 1.5x)', big.rssPerStream <= 1.5 * perStream));
+  for (const [count, { best, steps }] of capacity) {
+    const first = steps[0];
+    if (best) table.push(row(`highest rate with delivery p99 < 100 ms, ${count} subscribers`, `${best.rate}/s (of ${RATES.join(', ')}): write p50 ${ms(best.writeP50)} vs ${ms(quietAt.get(best.rate)!)} without`, `${(best.writeP50 / quietAt.get(best.rate)!).toFixed(2)}x`, 'stated', null));
+    else table.push(row(`highest rate with delivery p99 < 100 ms, ${count} subscribers`, `below ${first.rate}/s: at ${first.rate}/s delivery p99 ${ms(first.deliveryP99)}, ${first.resets} resets, write p50 ${ms(first.writeP50)} vs ${ms(quietAt.get(first.rate)!)} without`, `${(first.writeP50 / quietAt.get(first.rate)!).toFixed(2)}x`, 'stated; write p50 <= 2x when shedding', first.writeP50 <= 2 * quietAt.get(first.rate)!));
+  }
+  console.log([...results, ...table].join('\n'));
   child.send({ ask: 'stop' });
   await new Promise((resolve) => child.once('exit', resolve));
   process.exit(0);
