@@ -11,6 +11,7 @@
 import os from 'node:os';
 import { fork, type ChildProcess } from 'node:child_process';
 import http from 'node:http';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import type { AddressInfo } from 'node:net';
 
 const SUBSCRIBERS = Number(process.env.BENCH_SUBSCRIBERS ?? 1000);
@@ -23,7 +24,8 @@ const MAX_STREAMS = Math.max(SUBSCRIBERS, ...COUNTS) + 10;
 const TOKEN = 'bench-changes-admin';
 
 type Stats = { sheds: number; streamsReset: number; openStreams: number };
-type Message = { ready?: string; rss?: number; streams?: number; stats?: Stats };
+/** `loop`: the server's event-loop delay since the last ask (p50/p99 ms): how long a ready callback, a write's included, waited for the loop. */
+type Message = { ready?: string; rss?: number; streams?: number; stats?: Stats; loop?: { p50: number; p99: number } };
 
 async function serve(): Promise<void> {
   const { createExampleApp } = await import('../example-app/app');
@@ -36,6 +38,8 @@ async function serve(): Promise<void> {
   await shop.reset();
   const server = http.createServer(shop.app);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const delay = monitorEventLoopDelay({ resolution: 5 });
+  delay.enable();
   process.on('message', (m: { ask?: string }) => {
     if (m.ask === 'stop') {
       // streams, app and database closed before the process ends (no orphaned database server)
@@ -46,7 +50,9 @@ async function serve(): Promise<void> {
     }
     if (m.ask === 'rss') {
       global.gc?.();
-      process.send?.({ rss: process.memoryUsage().rss, streams: shop.api.changes.openStreams, stats: shop.api.changes.stats() } satisfies Message);
+      const loop = { p50: delay.percentile(50) / 1e6, p99: delay.percentile(99) / 1e6 };
+      delay.reset();
+      process.send?.({ loop, rss: process.memoryUsage().rss, streams: shop.api.changes.openStreams, stats: (shop.api.changes as { stats?: () => Stats }).stats?.() ?? { sheds: 0, streamsReset: 0, openStreams: 0 } } satisfies Message);
     }
   });
   process.send?.({ ready: `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/v1` } satisfies Message);
@@ -201,8 +207,10 @@ async function main(): Promise<void> {
   const base = await new Promise<string>((resolve) => child.once('message', (m: Message) => resolve(m.ready!)));
   const results: string[] = [`load average at start: ${load} (${os.cpus().length} cores)`];
   // 1. writes with no stream ever opened (the feed records nothing): the main rate, then each rate of the ladder
+  await ask(child);
   const quiet = await writeIn(base, Math.max(3, SECONDS / 2));
-  results.push(`write latency, no subscribers (resource never subscribed), ${RATE}/s: p50 ${percentile(quiet, 50).toFixed(2)} ms, p99 ${percentile(quiet, 99).toFixed(2)} ms`);
+  const quietLoop = (await ask(child)).loop!;
+  results.push(`write latency, no subscribers (resource never subscribed), ${RATE}/s: p50 ${percentile(quiet, 50).toFixed(2)} ms, p99 ${percentile(quiet, 99).toFixed(2)} ms; server event-loop delay p50 ${quietLoop.p50.toFixed(1)} ms, p99 ${quietLoop.p99.toFixed(1)} ms`);
   const quietAt = new Map<number, number>();
   for (const rate of RATES) quietAt.set(rate, percentile(await writeIn(base, STEP_SECONDS, rate), 50));
   results.push(`write p50 without subscribers by rate: ${RATES.map((r) => `${r}/s ${quietAt.get(r)!.toFixed(2)} ms`).join(', ')}`);
@@ -220,6 +228,7 @@ async function main(): Promise<void> {
   const afterLoad = await ask(child);
   results.push(`write latency, ${SUBSCRIBERS} subscribers: p50 ${percentile(loaded, 50).toFixed(2)} ms, p99 ${percentile(loaded, 99).toFixed(2)} ms`);
   results.push(`write sent -> event delivered (${SECONDS * RATE} writes at ${RATE}/s, ${main.received} deliveries of ${SECONDS * RATE * SUBSCRIBERS} expected, ${main.resets} resets): p50 ${percentile(main.delivery, 50).toFixed(2)} ms, p99 ${percentile(main.delivery, 99).toFixed(2)} ms`);
+  results.push(`server event-loop delay during the run: p50 ${afterLoad.loop!.p50.toFixed(1)} ms, p99 ${afterLoad.loop!.p99.toFixed(1)} ms`);
   results.push(`server RSS after the run: ${(afterLoad.rss! / 1048576).toFixed(1)} MiB; feed shed ${afterLoad.stats!.sheds} times (${afterLoad.stats!.streamsReset} streams reset)`);
   // 3. issue 52: the highest rate at which delivery p99 stays under 100 ms, per number of subscribers
   const capacity = new Map<number, { best: Step | null; steps: Step[]; rssPerStream: number }>();
