@@ -25,7 +25,18 @@ const TOKEN = 'bench-changes-admin';
 
 type Stats = { sheds: number; streamsReset: number; openStreams: number };
 /** `loop`: the server's event-loop delay since the last ask (p50/p99 ms): how long a ready callback, a write's included, waited for the loop. */
-type Message = { ready?: string; rss?: number; streams?: number; stats?: Stats; loop?: { p50: number; p99: number } };
+type Message = {
+  ready?: string;
+  rss?: number;
+  heap?: number;
+  streams?: number;
+  stats?: Stats;
+  loop?: { p50: number; p99: number };
+  /** POST answers since the last ask, timed inside the server. */
+  writes?: { p50: number; count: number };
+  /** The feed's write cycles so far, and the CPU they took. */
+  cycles?: { count: number; busyMs: number };
+};
 
 async function serve(): Promise<void> {
   const { createExampleApp } = await import('../example-app/app');
@@ -36,7 +47,17 @@ async function serve(): Promise<void> {
   const logger = winston.createLogger({ silent: true, transports: [new winston.transports.Console({ silent: true })] });
   const shop = await createExampleApp({ driver, ...db, adminToken: TOKEN, logger, apiOptions: { changes: { maxStreams: MAX_STREAMS, maxStreamsPerCaller: MAX_STREAMS } } });
   await shop.reset();
-  const server = http.createServer(shop.app);
+  // each write's time inside the server (request in to answer out), beside the writer's own figure:
+  // the difference is time the request spent outside this process (the machine's other work)
+  let inServer: number[] = [];
+  const { flushCycle } = await import('../lib/changes/flush-cycle');
+  const server = http.createServer((req, res) => {
+    if (req.method === 'POST') {
+      const started = performance.now();
+      res.on('finish', () => inServer.push(performance.now() - started));
+    }
+    shop.app(req, res);
+  });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const delay = monitorEventLoopDelay({ resolution: 5 });
   delay.enable();
@@ -52,7 +73,10 @@ async function serve(): Promise<void> {
       global.gc?.();
       const loop = { p50: delay.percentile(50) / 1e6, p99: delay.percentile(99) / 1e6 };
       delay.reset();
-      process.send?.({ loop, rss: process.memoryUsage().rss, streams: shop.api.changes.openStreams, stats: (shop.api.changes as { stats?: () => Stats }).stats?.() ?? { sheds: 0, streamsReset: 0, openStreams: 0 } } satisfies Message);
+      const writes = { p50: percentile(inServer, 50), count: inServer.length };
+      inServer = [];
+      const cycles = { count: flushCycle.cycles, busyMs: flushCycle.busyMs };
+      process.send?.({ loop, writes, cycles, heap: process.memoryUsage().heapUsed, rss: process.memoryUsage().rss, streams: shop.api.changes.openStreams, stats: (shop.api.changes as { stats?: () => Stats }).stats?.() ?? { sheds: 0, streamsReset: 0, openStreams: 0 } } satisfies Message);
     }
   });
   process.send?.({ ready: `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/v1` } satisfies Message);
@@ -209,14 +233,23 @@ async function main(): Promise<void> {
   // 1. writes with no stream ever opened (the feed records nothing): the main rate, then each rate of the ladder
   await ask(child);
   const quiet = await writeIn(base, Math.max(3, SECONDS / 2));
-  const quietLoop = (await ask(child)).loop!;
+  const quietAsk = await ask(child);
+  const quietLoop = quietAsk.loop!;
   results.push(`write latency, no subscribers (resource never subscribed), ${RATE}/s: p50 ${percentile(quiet, 50).toFixed(2)} ms, p99 ${percentile(quiet, 99).toFixed(2)} ms; server event-loop delay p50 ${quietLoop.p50.toFixed(1)} ms, p99 ${quietLoop.p99.toFixed(1)} ms`);
   const quietAt = new Map<number, number>();
   for (const rate of RATES) quietAt.set(rate, percentile(await writeIn(base, STEP_SECONDS, rate), 50));
   results.push(`write p50 without subscribers by rate: ${RATES.map((r) => `${r}/s ${quietAt.get(r)!.toFixed(2)} ms`).join(', ')}`);
+  const audience = new Audience(base);
+  // the resource live (a stream opened once, now closed): each write also reads its record back
+  // once after the commit and publishes it, with nobody to hand it to; what is left is the fan-out's
+  await audience.resize(1);
+  await audience.resize(0);
+  await ask(child);
+  const live = await writeIn(base, STEP_SECONDS);
+  const liveAsk = await ask(child);
+  results.push(`write latency, resource live but no stream open, ${RATE}/s: p50 ${percentile(live, 50).toFixed(2)} ms, p99 ${percentile(live, 99).toFixed(2)} ms (inside the server p50 ${liveAsk.writes!.p50.toFixed(2)} ms)`);
   // 2. issue 51's row: SUBSCRIBERS streams, RATE writes/s for SECONDS
   const before = await ask(child);
-  const audience = new Audience(base);
   await audience.resize(SUBSCRIBERS);
   const after = await ask(child);
   const perStream = (after.rss! - before.rss!) / SUBSCRIBERS / 1024;
@@ -228,15 +261,18 @@ async function main(): Promise<void> {
   const afterLoad = await ask(child);
   results.push(`write latency, ${SUBSCRIBERS} subscribers: p50 ${percentile(loaded, 50).toFixed(2)} ms, p99 ${percentile(loaded, 99).toFixed(2)} ms`);
   results.push(`write sent -> event delivered (${SECONDS * RATE} writes at ${RATE}/s, ${main.received} deliveries of ${SECONDS * RATE * SUBSCRIBERS} expected, ${main.resets} resets): p50 ${percentile(main.delivery, 50).toFixed(2)} ms, p99 ${percentile(main.delivery, 99).toFixed(2)} ms`);
-  results.push(`server event-loop delay during the run: p50 ${afterLoad.loop!.p50.toFixed(1)} ms, p99 ${afterLoad.loop!.p99.toFixed(1)} ms`);
+  results.push(`server event-loop delay during the run: p50 ${afterLoad.loop!.p50.toFixed(1)} ms, p99 ${afterLoad.loop!.p99.toFixed(1)} ms; a write inside the server: p50 ${afterLoad.writes!.p50.toFixed(2)} ms (without subscribers ${quietAsk.writes!.p50.toFixed(2)} ms); feed: ${afterLoad.cycles!.count - after.cycles!.count} write cycles taking ${(afterLoad.cycles!.busyMs - after.cycles!.busyMs).toFixed(0)} ms of CPU in ${SECONDS + 1} s`);
   results.push(`server RSS after the run: ${(afterLoad.rss! / 1048576).toFixed(1)} MiB; feed shed ${afterLoad.stats!.sheds} times (${afterLoad.stats!.streamsReset} streams reset)`);
   // 3. issue 52: the highest rate at which delivery p99 stays under 100 ms, per number of subscribers
-  const capacity = new Map<number, { best: Step | null; steps: Step[]; rssPerStream: number }>();
+  const capacity = new Map<number, { best: Step | null; steps: Step[]; rssPerStream: number; heapPerStream: number }>();
   for (const count of COUNTS) {
     const idle = await ask(child);
     await audience.resize(count);
     const open = await ask(child);
-    const rssPerStream = count === SUBSCRIBERS ? perStream : (open.rss! - before.rss!) / count / 1024;
+    // what the streams opened at this step added (the heap after a collection is steadier than RSS, which V8 grows in chunks)
+    const opened = count - (idle.streams ?? 0);
+    const rssPerStream = opened > 0 ? (open.rss! - idle.rss!) / opened / 1024 : NaN;
+    const heapPerStream = opened > 0 ? (open.heap! - idle.heap!) / opened / 1024 : NaN;
     const steps: Step[] = [];
     let best: Step | null = null;
     for (const rate of RATES) {
@@ -250,8 +286,8 @@ async function main(): Promise<void> {
       if (!(step.deliveryP99 < 100) || step.resets > 0) break;
       best = step;
     }
-    capacity.set(count, { best, steps, rssPerStream });
-    results.push(`${count} subscribers (server RSS ${(idle.rss! / 1048576).toFixed(1)} -> ${(open.rss! / 1048576).toFixed(1)} MiB): ${steps.map((s) => `${s.rate}/s write p50 ${ms(s.writeP50)} (${ms(quietAt.get(s.rate)!)} without), delivery p99 ${ms(s.deliveryP99)}, ${s.received}/${s.expected} delivered, ${s.resets} resets`).join('; ')}`);
+    capacity.set(count, { best, steps, rssPerStream, heapPerStream });
+    results.push(`${count} subscribers (server RSS ${(idle.rss! / 1048576).toFixed(1)} -> ${(open.rss! / 1048576).toFixed(1)} MiB, ${opened > 0 ? `${rssPerStream.toFixed(1)} KiB RSS and ${heapPerStream.toFixed(1)} KiB heap per stream opened` : 'none opened'}): ${steps.map((s) => `${s.rate}/s write p50 ${ms(s.writeP50)} (${ms(quietAt.get(s.rate)!)} without), delivery p99 ${ms(s.deliveryP99)}, ${s.received}/${s.expected} delivered, ${s.resets} resets`).join('; ')}`);
   }
   const final = await ask(child);
   results.push(`feed shed load ${final.stats!.sheds} times in the whole run (${final.stats!.streamsReset} streams reset)`);
@@ -262,7 +298,10 @@ async function main(): Promise<void> {
   table.push(row(`write p50, ${SUBSCRIBERS} subscribers at ${RATE}/s vs none`, `${ms(percentile(loaded, 50))} vs ${ms(quietP50)}`, `${(percentile(loaded, 50) / quietP50).toFixed(2)}x`, '<= 1.5x', percentile(loaded, 50) <= 1.5 * quietP50));
   table.push(row(`delivery p99, ${SUBSCRIBERS} subscribers at ${RATE}/s`, `${ms(percentile(main.delivery, 99))} (${main.received} of ${SECONDS * RATE * SUBSCRIBERS}, ${main.resets} resets)`, '', '< 100 ms', percentile(main.delivery, 99) < 100));
   const big = capacity.get(Math.max(...COUNTS));
-  if (big) table.push(row(`RSS per stream, ${SUBSCRIBERS} vs ${Math.max(...COUNTS)} subscribers`, `${perStream.toFixed(1)} vs ${big.rssPerStream.toFixed(1)} KiB`, `${(big.rssPerStream / perStream).toFixed(2)}x`, 'flat (<= 1.5x)', big.rssPerStream <= 1.5 * perStream));
+  const small = capacity.get(Math.min(...COUNTS));
+  if (big && small && big !== small) {
+    table.push(row(`RSS per stream opened, up to ${Math.min(...COUNTS)} vs up to ${Math.max(...COUNTS)} subscribers`, `${small.rssPerStream.toFixed(1)} vs ${big.rssPerStream.toFixed(1)} KiB (heap ${small.heapPerStream.toFixed(1)} vs ${big.heapPerStream.toFixed(1)} KiB)`, `${(big.rssPerStream / small.rssPerStream).toFixed(2)}x`, 'flat (<= 1.5x)', big.rssPerStream <= 1.5 * small.rssPerStream));
+  }
   for (const [count, { best, steps }] of capacity) {
     const first = steps[0];
     if (best) table.push(row(`highest rate with delivery p99 < 100 ms, ${count} subscribers`, `${best.rate}/s (of ${RATES.join(', ')}): write p50 ${ms(best.writeP50)} vs ${ms(quietAt.get(best.rate)!)} without`, `${(best.writeP50 / quietAt.get(best.rate)!).toFixed(2)}x`, 'stated', null));
