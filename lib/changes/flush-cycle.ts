@@ -83,7 +83,13 @@ export class FlushCycle {
     this.dirty.clear();
     const sources = [...this.sources];
     this.sources.clear();
-    for (const source of sources) for (const unit of source.begin()) units.push(unit);
+    for (const source of sources) {
+      try {
+        for (const unit of source.begin()) units.push(unit);
+      } catch {
+        // a source that fails takes nothing into this cycle; the streams' own writes go on
+      }
+    }
     let busy = 0;
     let at = 0;
     const slice = () => {
@@ -91,7 +97,11 @@ export class FlushCycle {
       const cpu = process.cpuUsage();
       const end = Math.min(at + FLUSH_SLICE, units.length);
       while (at < end) {
-        units[at].flush();
+        try {
+          units[at].flush();
+        } catch {
+          // one stream's failed write (a socket torn down under it) must not stop every other stream's cycle
+        }
         at += 1;
         if (this.now() - started >= SLICE_MS) break;
       }

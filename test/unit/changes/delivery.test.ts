@@ -145,3 +145,34 @@ describe('changes: Delivery (issue 52)', () => {
     expect(late.res.writes).to.deep.equal([]);
   });
 });
+
+describe('changes: FlushCycle (issue 52)', () => {
+  it('a unit whose write throws does not stop the cycle nor the next ones', async () => {
+    const cycle = new FlushCycle();
+    const written: string[] = [];
+    cycle.add({ flush: () => written.push('a') });
+    cycle.add({
+      flush: () => {
+        throw new Error('socket gone');
+      },
+    });
+    cycle.add({ flush: () => written.push('c') });
+    await sleep(30);
+    cycle.add({ flush: () => written.push('d') });
+    await sleep(40);
+    expect(written).to.deep.equal(['a', 'c', 'd']);
+  });
+
+  it('paces cycles: the next starts no sooner than FLUSH_MS after the last started', async () => {
+    const cycle = new FlushCycle();
+    const starts: number[] = [];
+    const unit = { flush: () => starts.push(performance.now()) };
+    for (let i = 0; i < 3; i += 1) {
+      cycle.add(unit);
+      await sleep(2);
+    }
+    await sleep(80);
+    expect(starts.length).to.be.at.least(2);
+    for (let i = 1; i < starts.length; i += 1) expect(starts[i] - starts[i - 1]).to.be.at.least(19);
+  });
+});
