@@ -34,11 +34,15 @@ export type RenderCache = Map<string, string | null>;
 /** The render caches of the events a fan-out cycle carries, by position in the replay buffer. */
 export type CycleRenders = Map<number, RenderCache>;
 
-/** A filter as text, dates tagged (a date and a string of the same text compare differently). */
+/**
+ * A filter as text, dates and non-finite numbers tagged (a date and a string of the same text
+ * compare differently; JSON writes NaN and Infinity as null): equal texts, equal filters.
+ */
 function filterKey(filter: Filter | null): string {
   return JSON.stringify(filter, function (this: Record<string, unknown>, key, value: unknown) {
     const raw = this[key];
-    return raw instanceof Date ? { $date: raw.getTime() } : value;
+    if (raw instanceof Date) return { $date: raw.getTime() };
+    return typeof raw === 'number' && !Number.isFinite(raw) ? { $number: String(raw) } : value;
   });
 }
 
