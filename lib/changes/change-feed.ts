@@ -6,13 +6,14 @@ import type { Loggers } from '../log/logger';
 import type { Registry } from '../service/declarations/registry';
 import type { ModelInfo } from '../resource/model-info';
 import { byIdsQuery } from '../service/reads/read-by-ids';
+import { Delivery, type ShedStats } from './delivery';
 import { EventBuffer } from './event-buffer';
 import { RecheckSchedule } from './recheck-schedule';
 import { recordingDriver, type ChangeSink, type RecordedChange } from './recording-driver';
 import type { RedisFanOut } from './redis-fan-out';
 import { SseStream } from './sse-stream';
 import { StreamSlots } from './stream-slots';
-import { Subscriber, type RenderCache, type SubscriberRules } from './subscriber';
+import { Subscriber, type SubscriberRules } from './subscriber';
 import type { ChangeEvent, ChangeFeedSettings } from './types';
 
 /** How long a write or a new stream waits for Redis before going on without it (ms). */
@@ -43,6 +44,7 @@ export class ChangeFeed implements ChangeSink {
   private sequence = 0;
   private readonly slots: StreamSlots;
   private readonly rechecks: RecheckSchedule;
+  private readonly delivery: Delivery;
   private heartbeat: NodeJS.Timeout | null = null;
   private registry: Registry | null = null;
   private redisDown = false;
@@ -55,6 +57,7 @@ export class ChangeFeed implements ChangeSink {
   ) {
     this.slots = new StreamSlots(settings.maxStreams, settings.maxStreamsPerCaller);
     this.rechecks = new RecheckSchedule(settings.reauthSeconds * 1000, () => this.allSubscribers());
+    this.delivery = new Delivery((model) => this.subscribers.get(model) ?? [], (model) => this.bufferOf(model), { maxMs: settings.maxBacklogMs, maxBytes: settings.maxBacklogBytes }, log);
     this.fanOut = settings.redisUrl ? new (loadFanOut())(settings.redisUrl, settings.prefix, { event: (e) => this.deliver(e), live: (m) => this.live.add(m) }) : null;
   }
 
@@ -81,6 +84,11 @@ export class ChangeFeed implements ChangeSink {
   /** Each open stream's state (operators, tests): its resource, its user, behind a full socket, held for a re-check, events owed. */
   streamStates(): Array<{ model: string; userId: string | null; blocked: boolean; held: boolean; owed: number }> {
     return [...this.allSubscribers()].map((s) => ({ model: s.model, userId: s.rules.userId, blocked: s.stream.isBlocked, held: s.isHeld, owed: s.owed }));
+  }
+
+  /** Load shed (issue 52): resources' backlogs shed past their bound, and the streams reset by it. */
+  stats(): ShedStats & { openStreams: number } {
+    return { ...this.delivery.stats, openStreams: this.slots.count };
   }
 
   /** The replay buffer of `model`: events and bytes held (decision 71 bounds both). */
@@ -167,15 +175,14 @@ export class ChangeFeed implements ChangeSink {
   }
 
   /**
-   * An event of any instance: buffered, then sent to every stream of its resource that keeps up
-   * (the others are owed it and render it from the buffer as their sockets drain). A write to a
-   * user record first holds the streams of that user until their rights are checked again.
+   * An event of any instance: buffered, and handed to the streams of its resource in the feed's
+   * next write cycle (delivery.ts), so the write's answer never waits for the fan-out (issue 52).
+   * A write to a user record first holds the streams of that user until their rights are checked again.
    */
   private deliver(event: ChangeEvent): void {
     if (event.model === this.usersModel) this.rechecks.userWritten(String(event.key));
     const seq = this.bufferOf(event.model).push(event, JSON.stringify(event.record).length);
-    const renders: RenderCache = new Map();
-    for (const subscriber of this.subscribers.get(event.model) ?? []) subscriber.deliver(event, seq, renders);
+    if (this.subscribers.get(event.model)?.size) this.delivery.published(event.model, seq);
   }
 
   private bufferOf(model: string): EventBuffer {

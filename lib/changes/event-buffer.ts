@@ -5,6 +5,8 @@ interface Entry {
   event: ChangeEvent;
   bytes: number;
   before: number;
+  /** When it was pushed (ms, this process's clock): how long the fan-out has left it waiting. */
+  at: number;
 }
 
 /**
@@ -44,9 +46,9 @@ export class EventBuffer {
   }
 
   /** Adds an event of `bytes` and drops the oldest past either bound; its position. */
-  push(event: ChangeEvent, bytes: number): number {
+  push(event: ChangeEvent, bytes: number, at = Date.now()): number {
     const seq = this.next;
-    this.entries.push({ event, bytes, before: this.pushed });
+    this.entries.push({ event, bytes, before: this.pushed, at });
     this.pushed += bytes;
     this.bytes += bytes;
     while (this.next - this.firstSeq > 1 && (this.next - this.firstSeq > this.maxEvents || this.bytes > this.maxBytes)) {
@@ -67,6 +69,12 @@ export class EventBuffer {
   at(seq: number): ChangeEvent | null {
     if (seq < this.firstSeq || seq >= this.next) return null;
     return this.entries[this.head + seq - this.firstSeq].event;
+  }
+
+  /** When the event at `seq` was pushed (ms); null when it is no longer (or not yet) held. */
+  pushedAt(seq: number): number | null {
+    if (seq < this.firstSeq || seq >= this.next) return null;
+    return this.entries[this.head + seq - this.firstSeq].at;
   }
 
   /** The newest event; null when empty. */

@@ -1,4 +1,5 @@
 import type { Response } from 'express';
+import { flushCycle } from './flush-cycle';
 
 /** The text of one event. */
 export function eventFrame(id: string | null, name: string, data: string): string {
@@ -13,7 +14,7 @@ export const PENDING_CAP = 256 * 1024;
 
 /**
  * One Server-Sent Events response, written as fast as its socket drains (decision 71): frames
- * wait at most FLUSH_MS to share one write; once `res.write()` returns false the stream is
+ * wait for the feed's next write cycle (flush-cycle.ts) to share one write; once `res.write()` returns false the stream is
  * `blocked` and takes no event until 'drain'. Then, and after every write the socket took at once,
  * `onWritable` lets its subscriber render what it still owes from the replay buffer. So a stream
  * holds at most one batch and what its socket has not sent, whatever its reader's speed.
@@ -30,7 +31,7 @@ export class SseStream {
   ) {
     res.on('close', () => {
       this.closed = true;
-      dirty.delete(this);
+      flushCycle.remove(this);
       onClose();
     });
     res.on('drain', () => {
@@ -96,15 +97,14 @@ export class SseStream {
   }
 
   /**
-   * Frames wait at most FLUSH_MS and go out as one write per stream: at 100 commits a second and
-   * 1,000 streams, one write per event and stream (100,000 writes a second) saturated the server;
-   * batched, several events share each write.
+   * Frames wait for the next cycle of the feed's writer (flush-cycle.ts) and go out as one write
+   * per stream: at 100 commits a second and 1,000 streams, one write per event and stream (100,000
+   * writes a second) saturated the server; batched, several events share each write.
    */
   private write(frame: string): void {
     if (this.closed) return;
-    if (this.pending === '') dirty.add(this);
+    if (this.pending === '') flushCycle.add(this);
     this.pending += frame;
-    scheduleFlush();
   }
 
   /**
@@ -126,39 +126,10 @@ export class SseStream {
   flush(): void {
     const text = this.pending;
     this.pending = '';
-    dirty.delete(this);
+    flushCycle.remove(this);
     if (this.closed || text === '') return;
     if (!this.res.write(text)) this.blocked = true;
     // the socket took it: the subscriber may owe more (a backlog is sent batch after batch)
     else this.onWritable();
   }
-}
-
-/** How long a frame may wait for others to share its write (ms). */
-const FLUSH_MS = 20;
-
-/**
- * Streams written per turn of the event loop: a thousand writes at once held every request that
- * arrived meanwhile for the whole burst; in slices, requests are served between them.
- */
-const FLUSH_SLICE = 100;
-
-/** Streams with frames waiting, written together every FLUSH_MS. */
-const dirty = new Set<SseStream>();
-let scheduled = false;
-
-function scheduleFlush(): void {
-  if (scheduled) return;
-  scheduled = true;
-  setTimeout(() => {
-    scheduled = false;
-    flushSlices([...dirty], 0);
-  }, FLUSH_MS);
-}
-
-/** Flushes `streams` from `from` on, FLUSH_SLICE per turn (a frame added meanwhile joins its stream's write). */
-function flushSlices(streams: SseStream[], from: number): void {
-  const end = Math.min(from + FLUSH_SLICE, streams.length);
-  for (let i = from; i < end; i += 1) streams[i].flush();
-  if (end < streams.length) setImmediate(flushSlices, streams, end);
 }

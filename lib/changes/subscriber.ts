@@ -25,8 +25,35 @@ export interface SubscriberRules {
   userId: string | null;
 }
 
-/** Frames of one event shared by the subscribers with the same view and select. */
-export type RenderCache = Map<string, string>;
+/**
+ * Frames of one event shared by the subscribers of one class (same view, select, filter and
+ * scope, so the same filter outcome): null where the class does not see the event.
+ */
+export type RenderCache = Map<string, string | null>;
+
+/** The render caches of the events a fan-out cycle carries, by position in the replay buffer. */
+export type CycleRenders = Map<number, RenderCache>;
+
+/**
+ * A filter as text, dates and non-finite numbers tagged (a date and a string of the same text
+ * compare differently; JSON writes NaN and Infinity as null): equal texts, equal filters.
+ */
+function filterKey(filter: Filter | null): string {
+  return JSON.stringify(filter, function (this: Record<string, unknown>, key, value: unknown) {
+    const raw = this[key];
+    if (raw instanceof Date) return { $date: raw.getTime() };
+    return typeof raw === 'number' && !Number.isFinite(raw) ? { $number: String(raw) } : value;
+  });
+}
+
+/**
+ * The class of subscribers who see every event the same way (issue 52): the rendering's key
+ * (read policy, select), then the filter and the scope, so the match is decided once per class.
+ * Different texts for equal filters only cost a rendering; equal texts always mean equal filters.
+ */
+export function classKeyOf(rules: SubscriberRules): string {
+  return `${rules.renderKey}\u0000${filterKey(rules.filter)}\u0000${filterKey(rules.scope)}`;
+}
 
 /** Why a stream was closed on a re-check (decision 70). */
 export type Revocation = 'unauthenticated' | 'forbidden';
@@ -62,6 +89,8 @@ export class Subscriber {
   private held = false;
   private checking = false;
   private again = false;
+  /** classKeyOf(rules), kept with the rules it was made from. */
+  private classKey: string;
 
   constructor(
     readonly model: string,
@@ -74,6 +103,12 @@ export class Subscriber {
   ) {
     this.cursor = buffer.next;
     this.lagFrom = buffer.next;
+    this.classKey = classKeyOf(rules);
+  }
+
+  /** Position of the next event this stream owes (the fan-out resets those that were keeping up). */
+  get position(): number {
+    return this.cursor;
   }
 
   /** With `lastEventId`: the events after it, as the socket drains; one `reset` when it is no longer buffered. */
@@ -98,19 +133,33 @@ export class Subscriber {
    * (events published since it opened, plus what its socket holds), or behind events the buffer
    * dropped, it gets one `reset` and goes on from the newest event.
    */
-  pull(): void {
-    if (this.held || this.stream.isClosed || this.cursor >= this.buffer.next) return;
-    if (this.cursor < this.buffer.first || this.buffer.bytesFrom(Math.max(this.cursor, this.lagFrom)) + this.stream.unsent > this.maxLag) {
+  pull(renders: CycleRenders | null = null, hurry = true): void {
+    if (this.held || this.stream.isClosed || this.stream.isBlocked || this.cursor >= this.buffer.next) return;
+    // a stream at the start of the fan-out cycle's events was keeping up: they are not its lag
+    // (the feed bounds that backlog for all its streams, delivery.ts)
+    const keepingUp = renders?.has(this.cursor) === true;
+    if (this.cursor < this.buffer.first || (!keepingUp && this.buffer.bytesFrom(Math.max(this.cursor, this.lagFrom)) + this.stream.unsent > this.maxLag)) {
       this.reset();
       return;
     }
     let sent = false;
     while (this.cursor < this.buffer.next && this.stream.canTake) {
       const event = this.buffer.at(this.cursor)!;
+      sent = this.send(event, renders?.get(this.cursor) ?? null) || sent;
       this.cursor += 1;
-      sent = this.send(event, null) || sent;
     }
-    if (sent) this.stream.hurry();
+    // in a fan-out cycle the stream is written right after; else at the next turn
+    if (sent && hurry) this.stream.hurry();
+  }
+
+  /**
+   * The fan-out shed its resource's backlog (issue 52): one `reset`, then on from the newest
+   * event, as a reader past its lag bound (decision 71). Only a stream that was keeping up is
+   * shed; one behind its own socket already answers to its own bound.
+   */
+  shed(): void {
+    if (this.held || this.stream.isClosed) return;
+    this.reset();
   }
 
   /** `event: reset` with the newest event's id (a reconnect resumes after it), then on from there. */
@@ -123,14 +172,15 @@ export class Subscriber {
 
   /** Sends the event when the subscriber may see its record and it matches their filter. */
   private send(event: ChangeEvent, renders: RenderCache | null): boolean {
-    const { info, filter, scope, renderKey } = this.rules;
-    if (!matchesFilter(scope, event.record, info) || !matchesFilter(filter, event.record, info)) return false;
-    // the whole frame, made once for every subscriber who sees the event the same way
-    let frame = renders?.get(renderKey);
+    // the match and the whole frame, decided once for every subscriber of the class
+    let frame = renders?.get(this.classKey);
     if (frame === undefined) {
-      frame = eventFrame(event.id, event.kind, JSON.stringify({ id: event.key, model: this.render(event.record) }));
-      renders?.set(renderKey, frame);
+      const { info, filter, scope } = this.rules;
+      const seen = matchesFilter(scope, event.record, info) && matchesFilter(filter, event.record, info);
+      frame = seen ? eventFrame(event.id, event.kind, JSON.stringify({ id: event.key, model: this.render(event.record) })) : null;
+      renders?.set(this.classKey, frame);
     }
+    if (frame === null) return false;
     this.stream.frame(frame);
     return true;
   }
@@ -183,7 +233,10 @@ export class Subscriber {
   private checked(rules: SubscriberRules | null, error: unknown): void {
     this.checking = false;
     if (this.stream.isClosed) return;
-    if (rules) this.rules = rules;
+    if (rules) {
+      this.rules = rules;
+      this.classKey = classKeyOf(rules);
+    }
     if (this.again) {
       this.again = false;
       this.refresh(false);

@@ -33,6 +33,14 @@ export interface ChangeFeedSettings {
    * drains and goes on from the newest event.
    */
   maxBufferedBytes: number;
+  /**
+   * REST_CHANGES_MAX_BACKLOG_MS (1,000): a resource whose oldest event not yet handed to its
+   * streams is older than this is shed (issue 52): the streams keeping up get `reset` and go on
+   * from the newest event.
+   */
+  maxBacklogMs: number;
+  /** REST_CHANGES_MAX_BACKLOG_BYTES (8 MiB): the same, for the bytes of the events not yet handed to the streams. */
+  maxBacklogBytes: number;
   /** REST_CHANGES_REAUTH_S (5): every stream re-checks its subscriber's rights this often (seconds). */
   reauthSeconds: number;
   /**
@@ -66,6 +74,8 @@ export function changeSettingsFromEnv(overrides: Partial<ChangeFeedSettings>, re
     maxStreamsPerCaller: int('REST_CHANGES_MAX_STREAMS_PER_CALLER', Math.max(1, Math.floor(maxStreams / 10))),
     heartbeatMs: int('REST_CHANGES_HEARTBEAT_MS', 15_000),
     maxBufferedBytes: int('REST_CHANGES_MAX_BUFFERED_BYTES', 8 * 1024 * 1024),
+    maxBacklogMs: int('REST_CHANGES_MAX_BACKLOG_MS', 1000),
+    maxBacklogBytes: int('REST_CHANGES_MAX_BACKLOG_BYTES', 8 * 1024 * 1024),
     reauthSeconds: seconds('REST_CHANGES_REAUTH_S', 5),
     usersResource: process.env.REST_CHANGES_USERS_RESOURCE || null,
     redisUrl,
