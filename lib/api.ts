@@ -2,6 +2,7 @@ import express, { type Router } from 'express';
 import { BadRequestError, UnauthenticatedError } from './errors';
 import { Authorizer } from './auth/authorizer';
 import { ReadCache } from './cache/read-cache';
+import { readYourWritesOf } from './cache/write-marks';
 import { cacheSettingsFromEnv } from './cache/settings';
 import { configFromEnv } from './config';
 import { buildRouter, type RouteMiddlewareFactory } from './http/build-router';
@@ -220,6 +221,7 @@ export function createRestApi(options: RestApiOptions = {}): RestApi {
       const router = express.Router();
       // after a write's after-hooks: streams held by a write to their user are re-checked, caches bumped
       const settled = (touched: Set<string>) => (changes.settled(touched), cacheSettings.enabled ? cache.bump(touched) : undefined);
+      const ryw = readYourWritesOf(cache, config.readYourWritesMs); // decision 86: the caller's reads go to the primary after their write
       // the application's own parameters: API-wide, plus those of the resource a route belongs to
       const allowOf = new Map<string, string[]>();
       for (const [model, registered] of routeOptions) if (registered.allowParams) allowOf.set(registry.entry(model).declaration.name, registered.allowParams);
@@ -229,7 +231,7 @@ export function createRestApi(options: RestApiOptions = {}): RestApi {
         const entry = registry.entry(route.model);
         return { resource: entry.declaration.name, softDelete: Boolean(entry.info.softDelete), hierarchy: Boolean(entry.info.hierarchyField) };
       };
-      const dispatch = buildRouter(table, [protect, ...middlewares], { beforeRespond: (ctx) => (ctx.touched.size > 0 ? settled(ctx.touched) : undefined), deadlineMs: config.requestTimeoutMs, allowParams, scope: paramScope });
+      const dispatch = buildRouter(table, [protect, ...middlewares], { beforeRespond: (ctx) => (ctx.touched.size > 0 ? Promise.all([settled(ctx.touched), ryw.wrote(ctx.user)]).then(() => undefined) : undefined), around: ryw.around, deadlineMs: config.requestTimeoutMs, allowParams, scope: paramScope });
       router.use(apiFront({ log, bodyLimit: options.bodyLimit, context: options.context }, dispatch));
       router.use(unconfiguredRelations());
       router.use(unmatchedRoutes(table));

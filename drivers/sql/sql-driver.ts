@@ -1,4 +1,4 @@
-import { Utils, type Model, type ModelStatic, type Sequelize } from 'sequelize';
+import type { Model, ModelStatic, Sequelize } from 'sequelize';
 import { DriverFailure, isDriverFailure, type DatabaseErrorInfo, type DescribedModel, type Driver, type Id, type ListResult, type PivotCapability, type Row, type Transaction, type UpdateGuard, type UpdateItem } from '../../lib/driver';
 import { createPivots } from './pivot-writes';
 import { compileGuardedDelete, deletedOrHeld, restrictHolders } from './delete-rules';
@@ -15,7 +15,8 @@ import { selectFields } from './compile-relations';
 import { CompileContext } from './compile-context';
 import { compileExistingIds, compileInsert, compileUpdate, type InsertDefaults } from './compile-writes';
 import { convertValue } from './convert-value';
-import { attributesOf, describeSequelizeModel } from './describe-model';
+import { describeSequelizeModel } from './describe-model';
+import { modelDefaults, pivotColumnsOf } from './model-columns';
 import type { SqlStatement } from './sql-builder';
 import type { StorageInfo } from './model-map';
 import { translateSqlError } from './translate-error';
@@ -27,6 +28,8 @@ import { attachJoins, attachRest, loadJoinedRelations, loadRelations, shapeRow, 
 import type { HiddenFields, JsonPlan, JsonReadOptions, JsonReads, JsonRows } from '../../lib/driver/json-read';
 import { JsonHeadCache, type CompiledJson } from './compile-json';
 import { planJson, runJson } from './read-json';
+import { lostConnection } from './lost-connection';
+import { closeReplicas } from './read-routing';
 
 type AnyModel = ModelStatic<Model>;
 
@@ -111,14 +114,14 @@ export class SqlDriver extends ConnectionDriver<Sequelize> implements Driver, Js
     return plan ? this.runJson(plan, tx) : null;
   }
 
-  /**
-   * A connection lost under a statement (retried once for reads): not a refused connect or a pool
-   * acquire time-out, where another try would only wait as long again.
-   */
   private lostConnection(error: unknown): boolean {
-    if (this.translateError(error)?.type !== 'connection_error') return false;
-    const text = `${String((error as { name?: unknown }).name ?? '')} ${String((error as { message?: unknown }).message ?? '')} ${String((error as { code?: unknown }).code ?? '')}`;
-    return !/Acquire|Refused|ECONNREFUSED|TimedOut|HostNot|AccessDenied|53300|57P03/.test(text);
+    return lostConnection(error, this.translateError(error));
+  }
+
+  /** The replicas' pools (decision 86); the application closes its own Sequelize. */
+  async close(): Promise<void> {
+    const db = this.connectionOrUndefined();
+    if (db) await closeReplicas(db);
   }
 
   private async listOn(plan: CompiledList, t: Target, budget: LoadBudget | null = null): Promise<ListResult> {
@@ -240,13 +243,7 @@ export class SqlDriver extends ConnectionDriver<Sequelize> implements Driver, Js
 
   /** A pivot table is known when a Sequelize model of this instance maps it; its columns are the attributes' fields. */
   pivotColumns(table: string): string[] | null {
-    const models = Object.values(this.db().models) as AnyModel[];
-    const model = models.find((m) => {
-      const name = m.getTableName() as string | { tableName: string };
-      return (typeof name === 'string' ? name : name.tableName) === table;
-    });
-    if (!model) return null;
-    return Object.entries(attributesOf(model)).flatMap(([name, attr]) => [name, (attr as { field?: string }).field ?? name]);
+    return pivotColumnsOf(this.db(), table);
   }
 
   async lockHierarchy(model: string, tx: Transaction): Promise<void> {
@@ -266,13 +263,7 @@ export class SqlDriver extends ConnectionDriver<Sequelize> implements Driver, Js
 
   /** Each attribute's model default (what Sequelize's build would set), made per record. */
   private defaultsOf(model: string): InsertDefaults {
-    const attrs = attributesOf(this.models[model]);
-    const defaults: InsertDefaults = {};
-    for (const [field, attr] of Object.entries(attrs)) {
-      const def = attr.defaultValue;
-      if (def !== undefined) defaults[field] = () => Utils.toDefaultValue(def);
-    }
-    return defaults;
+    return modelDefaults(this.models[model]);
   }
 
   private run(statement: SqlStatement, t: Target): Promise<Record<string, unknown>[]> {

@@ -1,5 +1,6 @@
 import { Sequelize } from 'sequelize';
 import { guardedPg } from './guarded-pg';
+import { configureSql, type SqlConnectionOptions } from '../../drivers/sql/sql-options';
 import { databaseFromUri, describeLocation } from '../database-location';
 import { defineSqlModels, PIVOT_TABLE, type SqlModels } from './models';
 
@@ -26,9 +27,12 @@ export async function openSqlBackend(uri: string): Promise<SqlBackend> {
     dialect: 'postgres',
     dialectModule: guardedPg,
     logging: false,
-    dialectOptions: { statement_timeout: 30_000, idle_in_transaction_session_timeout: 60_000, connectionTimeoutMillis: 5_000, query_timeout: 35_000, keepAlive: true },
+    // no server setting travels as a startup parameter (a stock PgBouncer refuses them): the
+    // timeouts are set per transaction and read by the driver (configureSql, decision 85)
+    dialectOptions: { connectionTimeoutMillis: 5_000, query_timeout: 35_000, keepAlive: true },
     pool: { max: 5, acquire: 5_000 },
   });
+  configureSql(sequelize, sqlConnectionOptions(process.env));
   try {
     await sequelize.authenticate();
     const models = defineSqlModels(sequelize);
@@ -55,4 +59,15 @@ export async function openSqlBackend(uri: string): Promise<SqlBackend> {
     await sequelize.close().catch(() => undefined);
     throw err;
   }
+}
+
+/**
+ * The driver's options from the environment: DB_PREPARED_STATEMENTS (`auto`, `on`, `off`),
+ * DATABASE_REPLICA_URLS (comma-separated), and the statement (30 s) and idle-in-transaction (60 s) timeouts.
+ */
+export function sqlConnectionOptions(env: NodeJS.ProcessEnv): SqlConnectionOptions {
+  const mode = env.DB_PREPARED_STATEMENTS || 'auto';
+  if (mode !== 'auto' && mode !== 'on' && mode !== 'off') throw new Error(`DB_PREPARED_STATEMENTS must be auto, on or off (got ${JSON.stringify(mode)}).`);
+  const replicas = (env.DATABASE_REPLICA_URLS ?? '').split(',').map((u) => u.trim()).filter(Boolean);
+  return { preparedStatements: mode, statementTimeout: 30_000, idleInTransactionTimeout: 60_000, replicas };
 }

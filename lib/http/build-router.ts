@@ -35,7 +35,7 @@ function handler(route: RouteDefinition, options: RouterOptions): RequestHandler
       route.checkBody?.(withoutAppParams(req.body, accepted), params);
       // the request deadline (armed in `run`) answers for a slow route; the work goes on to its
       // end behind it, so what it commits is still followed by the cache bump below
-      result = await route.handler({ req, res, ctx, params });
+      result = await (options.around ? options.around(route, ctx, () => route.handler({ req, res, ctx, params })) : route.handler({ req, res, ctx, params }));
     } finally {
       // also when a hook failed after a commit: what was written is written
       const after = options.beforeRespond?.(ctx);
@@ -95,6 +95,8 @@ function armDeadline(res: Response, deadlineMs: number, answer: (error: ApiError
 export interface RouterOptions {
   /** Runs after a route's work, before its answer is sent (cache versions are bumped here); undefined: nothing to wait for. */
   beforeRespond?: (ctx: RequestContext) => Promise<void> | undefined;
+  /** Runs each route's work (read routes may read from replicas there, decision 86). */
+  around?: (route: RouteDefinition, ctx: RequestContext, work: () => Promise<unknown>) => Promise<unknown>;
   /** Deadline of JSON routes in ms (REST_REQUEST_TIMEOUT_MS). */
   deadlineMs?: number;
   /** The application's own parameters on a route (`allowParams`): accepted, and ignored by the library. */
