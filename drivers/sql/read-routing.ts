@@ -56,7 +56,7 @@ class ReplicaSet {
           const manager = (this.primary as unknown as { connectionManager: { getConnection(o: object): Promise<Client>; releaseConnection(c: Client): Promise<void> | void } }).connectionManager;
           const client = await manager.getConnection({ type: 'SELECT' });
           try {
-            const [answer] = await raw(client, 'SELECT pg_current_wal_lsn() <= $1::pg_lsn AS fresh', [lsn]);
+            const [answer] = await raw(client, 'SELECT pg_current_wal_insert_lsn() <= $1::pg_lsn AS fresh', [lsn]);
             return answer?.fresh === true;
           } finally {
             await manager.releaseConnection(client);

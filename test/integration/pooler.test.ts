@@ -51,8 +51,8 @@ async function mixedLoad(app: App, ms: number): Promise<Map<number, number>> {
         const step = (n + client) % 4;
         let res: supertest.Response;
         if (step === 0 || own === null) {
-          res = await agent().post('/api/v1/products').set(auth).send({ name: `P${client}-${n}`, sku: `L-${client}-${n}-${Date.now()}`, price: 10, stock: 1, status: 'active', category_id: category.body.id });
-          if (res.status === 201) own = res.body.id as number;
+          res = await agent().post('/api/v1/products').set(auth).send({ name: `P${client}-${n}`, sku: `L-${client}-${n}-${Date.now()}`, price: 10, stock: 1, status: 'active', category_id: category.body.model?.id });
+          if (res.status === 200) own = (res.body.model?.id ?? null) as number | null;
         } else if (step === 1) res = await agent().patch(`/api/v1/products/${own}`).set(auth).send({ stock: n });
         else if (step === 2) res = await agent().get(`/api/v1/products/${own}`).set(auth).query({ relations: 'category' });
         else res = await agent().get('/api/v1/products').set(auth).query({ relations: 'category', pagination: JSON.stringify({ page: 1, pageSize: 10 }), oper: JSON.stringify({ and: ['price|>=|5'] }) });
