@@ -36,9 +36,9 @@ const log = (message: string): void => console.error(`[pooler] ${message}`);
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const loadNow = (): string => loadavg().map((l) => l.toFixed(2)).join(', ');
 
-function serve(uri: string): Promise<Child<ServeReady>> {
+function serve(uri: string, prepared = 'auto'): Promise<Child<ServeReady>> {
   const saved = { ...process.env };
-  Object.assign(process.env, { DB_PREPARED_STATEMENTS: 'auto' });
+  Object.assign(process.env, { DB_PREPARED_STATEMENTS: prepared });
   try {
     return startChild<ServeReady>('serve.ts', ['sql', uri]);
   } finally {
@@ -65,23 +65,28 @@ async function main(): Promise<void> {
     await seedSql(pg.uri, SQL_DATASET);
     const direct = await serve(pg.uri);
     const pooled = await serve(pooler.uri);
+    // where the difference comes from: the same direct connection with unnamed statements only
+    const unnamed = await serve(pg.uri, 'off');
     try {
       const sides = [
         { name: 'direct', child: direct },
         { name: 'PgBouncer', child: pooled },
+        { name: 'direct, unnamed', child: unnamed },
       ];
       const requests = [
         { figure: 'list: filter + relation filter + 2 eager relations, page 3 of 25', path: `/api/v1/products?${listQuery}` },
         { figure: 'show by id with 2 relations', path: `/api/v1/products/${SHOW_ID}?relations=category.parent,reviews` },
       ];
-      const results: { figure: string; direct: LoadFigures; pooled: LoadFigures }[] = [];
+      const results: { figure: string; direct: LoadFigures; pooled: LoadFigures; unnamed: LoadFigures }[] = [];
       for (const request of requests) {
         const answers = await Promise.all(sides.map((s) => getJson(`${s.child.ready.library}${request.path}`)));
-        const difference = firstDifference(answers[0], answers[1]);
-        if (difference) throw new Error(`${request.figure}: direct and pooled answer differently at ${difference}`);
+        for (const [i, answer] of answers.entries()) {
+          const difference = firstDifference(answers[0], answer);
+          if (difference) throw new Error(`${request.figure}: direct and ${sides[i].name} answer differently at ${difference}`);
+        }
         const samples = new Map<string, LoadFigures[]>(sides.map((s) => [s.name, []]));
         for (let round = 0; round < ROUNDS; round += 1) {
-          for (const side of round % 2 ? [...sides].reverse() : sides) {
+          for (const side of sides.map((_, i) => sides[(i + round) % sides.length])) {
             const figures = await load(`${side.child.ready.library}${request.path}`, LOAD, side.child.idle);
             if (figures.failures) throw new Error(`${request.figure}: ${side.name} had ${figures.failures} failures`);
             samples.get(side.name)?.push(figures);
@@ -93,23 +98,23 @@ async function main(): Promise<void> {
           const rps = median(list.map((f) => f.requestsPerSecond));
           return list.find((f) => f.requestsPerSecond === rps) ?? list[0];
         };
-        results.push({ figure: request.figure, direct: pick('direct'), pooled: pick('PgBouncer') });
+        results.push({ figure: request.figure, direct: pick('direct'), pooled: pick('PgBouncer'), unnamed: pick('direct, unnamed') });
       }
       const endLoad = loadNow();
       lines.push(
         `## Behind PgBouncer (transaction mode) vs direct (commit ${commit})`,
         '',
-        `\`npm run bench:pooler\`, ${new Date().toISOString().slice(0, 16)} UTC, commit ${commit}: the example app (sql, DB_PREPARED_STATEMENTS=auto) straight to the embedded PostgreSQL and through PgBouncer ${pgbouncerVersion()} in pool_mode = transaction (default_pool_size 5, the app's own pool size), bench:peers' rows and requests, ${LOAD.connections} connections for ${SECONDS} s per round, median of ${ROUNDS} rounds in alternating order. 2 cores shared with other engineers' work: 1-min load average ${startLoad.split(', ')[0]} at the start, ${endLoad.split(', ')[0]} at the end.`,
+        `\`npm run bench:pooler\`, ${new Date().toISOString().slice(0, 16)} UTC, commit ${commit}: the example app (sql, DB_PREPARED_STATEMENTS=auto) straight to the embedded PostgreSQL and through PgBouncer ${pgbouncerVersion()} in pool_mode = transaction (default_pool_size 5, the app's own pool size), bench:peers' rows and requests, ${LOAD.connections} connections for ${SECONDS} s per round, median of ${ROUNDS} rounds in rotating order; beside them the same direct connection with DB_PREPARED_STATEMENTS=off, to tell the pooler's hop from the cost of unnamed statements. 2 cores shared with other engineers' work: 1-min load average ${startLoad.split(', ')[0]} at the start, ${endLoad.split(', ')[0]} at the end.`,
         '',
-        '| figure | direct req/s (p50 ms) | behind PgBouncer req/s (p50 ms) | ratio | aim | met |',
-        '| --- | --- | --- | --- | --- | --- |',
+        '| figure | direct req/s (p50 ms) | behind PgBouncer req/s (p50 ms) | direct, unnamed req/s (p50 ms) | ratio | aim | met |',
+        '| --- | --- | --- | --- | --- | --- | --- |',
       );
       for (const r of results) {
         const ratio = r.pooled.requestsPerSecond / r.direct.requestsPerSecond;
-        lines.push(`| ${r.figure} | ${r.direct.requestsPerSecond.toFixed(0)} (${r.direct.p50}) | ${r.pooled.requestsPerSecond.toFixed(0)} (${r.pooled.p50}) | ${ratio.toFixed(2)}x | >= ${AIM.toFixed(2)}x | ${ratio >= AIM ? 'met' : 'missed'} |`);
+        lines.push(`| ${r.figure} | ${r.direct.requestsPerSecond.toFixed(0)} (${r.direct.p50}) | ${r.pooled.requestsPerSecond.toFixed(0)} (${r.pooled.p50}) | ${r.unnamed.requestsPerSecond.toFixed(0)} (${r.unnamed.p50}) | ${ratio.toFixed(2)}x | >= ${AIM.toFixed(2)}x | ${ratio >= AIM ? 'met' : 'missed'} |`);
       }
     } finally {
-      await Promise.all([direct.stop(), pooled.stop()]);
+      await Promise.all([direct.stop(), pooled.stop(), unnamed.stop()]);
     }
   } finally {
     await pooler.stop();
