@@ -62,39 +62,41 @@ export function retireIfBroken(client: PgClient, error: unknown): void {
  * declared timeouts the read is a pipelined READ ONLY transaction that sets them (`SET LOCAL`,
  * written with the first statement), so they hold behind a transaction-mode pooler.
  */
-export async function withLease<T>(sequelize: Sequelize, work: (lease: Lease) => Promise<T>): Promise<T> {
+export async function withLease<T>(sequelize: Sequelize, work: (lease: Lease) => Promise<T>, single = false): Promise<T> {
   const choosing = replicaFor(sequelize);
   const replica = choosing ? await choosing : null;
   if (replica) {
     try {
-      return await leased(replica.db, sequelize, work, replica);
+      return await leased(replica.db, sequelize, work, replica, single);
     } catch (error) {
       if (!replica.unreachable(error)) throw error;
     }
   }
   try {
-    return await leased(sequelize, sequelize, work, null);
+    return await leased(sequelize, sequelize, work, null, single);
   } catch (error) {
     // under `auto`, a pooler's error inside the read's transaction: once more, unnamed
     if ((error as { poolerRetry?: unknown }).poolerRetry !== true) throw error;
-    return leased(sequelize, sequelize, work, null);
+    return leased(sequelize, sequelize, work, null, single);
   }
 }
 
-async function leased<T>(db: Sequelize, owner: Sequelize, work: (lease: Lease) => Promise<T>, replica: Replica | null): Promise<T> {
+/** `single`: the read is one statement, so its COMMIT goes out behind it (one round trip in all). */
+async function leased<T>(db: Sequelize, owner: Sequelize, work: (lease: Lease) => Promise<T>, replica: Replica | null, single: boolean): Promise<T> {
   const manager = managerOf(db);
   const client = await manager.getConnection({ type: 'SELECT' });
   const settings = localSettings(owner);
-  const lease: Lease | TxTarget = settings ? { lease: client, id: 'read', begin: `BEGIN READ ONLY${settings}`, end: 'open' } : { lease: client };
+  const lease: Lease | TxTarget = settings ? { lease: client, id: 'read', begin: `BEGIN READ ONLY${settings}`, end: single ? 'next' : 'open' } : { lease: client };
   if (settings) client.pipeline = true;
+  const open = (): boolean => 'begin' in lease && lease.begin === null && lease.end !== 'sent';
   try {
     if (replica) await replica.before(lease);
     const result = await work(lease);
-    if ('begin' in lease && lease.begin === null) await sendText(client, 'COMMIT');
+    if (open()) await sendText(client, 'COMMIT');
     return result;
   } catch (error) {
     retireIfBroken(client, error);
-    if ('begin' in lease && lease.begin === null && !client._invalid) await sendText(client, 'ROLLBACK').catch(() => (client._invalid = true));
+    if (open() && !client._invalid) await sendText(client, 'ROLLBACK').catch(() => (client._invalid = true));
     throw error;
   } finally {
     client.pipeline = false;
@@ -236,9 +238,10 @@ function batchWrites(client: PgClient): void {
 }
 
 export async function runStatement(sequelize: Sequelize, statement: SqlStatement, target: Target): Promise<Rows> {
-  if (target) batchWrites(target.lease);
-  if (target && 'begin' in target && (target.begin !== null || target.end === 'next')) return runInPipeline(sequelize, statement, target);
+  // a lone statement: a lease of its own (a replica's when the read may go there)
+  if (!target) return withLease(sequelize, (lease) => runStatement(sequelize, statement, lease), true);
+  batchWrites(target.lease);
+  if ('begin' in target && (target.begin !== null || target.end === 'next')) return runInPipeline(sequelize, statement, target);
   logStatement(sequelize, statement.sql, target);
-  if (target) return (await send(sequelize, target.lease, statement, 'begin' in target)).rows;
-  return withLease(sequelize, async ({ lease }) => (await send(sequelize, lease, statement, false)).rows);
+  return (await send(sequelize, target.lease, statement, 'begin' in target)).rows;
 }
