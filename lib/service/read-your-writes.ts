@@ -54,7 +54,11 @@ export class ReadYourWrites {
     return this.marks.close();
   }
 
-  /** A route's work: a read route's reads may go to replicas (outside the caller's window); any other's go to the primary. */
-  readonly around = (route: { access: string }, ctx: RequestContext, work: () => Promise<unknown>): Promise<unknown> =>
-    route.access === 'read' ? routeReads(() => this.replicaAllowed(ctx.user), work) : work();
+  /**
+   * A route's work: a read route's reads may go to replicas (outside the caller's window); any
+   * other's go to the primary. A change-feed stream is no read route here: its renders, rechecks
+   * and timers would inherit the route, and the feed renders from the primary (decision 86).
+   */
+  readonly around = (route: { access: string; action?: string }, ctx: RequestContext, work: () => Promise<unknown>): Promise<unknown> =>
+    route.access === 'read' && route.action !== 'changes' ? routeReads(() => this.replicaAllowed(ctx.user), work) : work();
 }

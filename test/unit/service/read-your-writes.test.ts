@@ -14,11 +14,13 @@ describe('read routes and read-your-writes (decision 86)', () => {
     expect(await ryw.replicaAllowed(ann)).to.equal(true);
   });
 
-  it('only read routes run under a route; writes and work outside requests find none (the primary)', async () => {
+  it('only read routes run under a route; writes, change-feed streams and work outside requests find none (the primary)', async () => {
     const ryw = new ReadYourWrites(new MemoryWriteMarks(), 1000);
     const ctx = { user: ann } as never;
     expect(await ryw.around({ access: 'read' }, ctx, async () => currentReadRoute() !== undefined)).to.equal(true);
     expect(await ryw.around({ access: 'write' }, ctx, async () => currentReadRoute() !== undefined)).to.equal(false);
+    // a change-feed stream renders from the primary, timers it schedules included
+    expect(await ryw.around({ access: 'read', action: 'changes' }, ctx, async () => currentReadRoute() !== undefined)).to.equal(false);
     expect(currentReadRoute()).to.equal(undefined);
   });
 
