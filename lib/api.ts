@@ -74,6 +74,7 @@ export function createRestApi(options: RestApiOptions = {}): RestApi {
   const reads: ReadGate = cacheSettings.enabled ? cachedReads(cache) : directRead;
 
   const feedRedis = cacheSettings.redisUrl && (cacheSettings.store === 'redis' || process.env.REDIS_URL) ? cacheSettings.redisUrl : null;
+  const ryw = readYourWritesOf(cache, config.readYourWritesMs, feedRedis); // decision 86: the caller's reads go to the primary after their write
   const changes = new ChangeFeed(changeSettingsFromEnv(options.changes ?? {}, feedRedis, cacheSettings.prefix), log);
 
   // trashed records are hidden everywhere unless the root query asks for them
@@ -221,7 +222,6 @@ export function createRestApi(options: RestApiOptions = {}): RestApi {
       const router = express.Router();
       // after a write's after-hooks: streams held by a write to their user are re-checked, caches bumped
       const settled = (touched: Set<string>) => (changes.settled(touched), cacheSettings.enabled ? cache.bump(touched) : undefined);
-      const ryw = readYourWritesOf(cache, config.readYourWritesMs); // decision 86: the caller's reads go to the primary after their write
       // the application's own parameters: API-wide, plus those of the resource a route belongs to
       const allowOf = new Map<string, string[]>();
       for (const [model, registered] of routeOptions) if (registered.allowParams) allowOf.set(registry.entry(model).declaration.name, registered.allowParams);
@@ -288,7 +288,7 @@ export function createRestApi(options: RestApiOptions = {}): RestApi {
       // once: shutdown() closes, and the application's own close may call it again
       closing ??= (async () => {
         await changes.close();
-        await cache.close();
+        await Promise.all([cache.close(), ryw.close()]);
         await log.close();
         for (const driver of registry.drivers()) await driver.close?.();
       })();

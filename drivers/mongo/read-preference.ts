@@ -1,5 +1,5 @@
 import type { Db } from 'mongodb';
-import { currentReadRoute } from '../../lib/driver/read-route';
+import { currentReadRoute, useReplicas } from '../../lib/driver/read-route';
 
 /**
  * Decision 86 on MongoDB: the connection's `readPreference` (from its URI) applies to the reads
@@ -10,6 +10,7 @@ import { currentReadRoute } from '../../lib/driver/read-route';
  */
 export async function readPreferenceFor(db: Db): Promise<{ readPreference?: 'primary' }> {
   if ((db.readPreference?.mode ?? 'primary') === 'primary') return {};
+  useReplicas();
   const route = currentReadRoute();
   if (!route || route.filling || !(await route.replicaAllowed())) return { readPreference: 'primary' };
   return {};

@@ -30,6 +30,8 @@ import { JsonHeadCache, type CompiledJson } from './compile-json';
 import { planJson, runJson } from './read-json';
 import { lostConnection } from './lost-connection';
 import { closeReplicas } from './read-routing';
+import { sqlOptions } from './sql-options';
+import { useReplicas } from '../../lib/driver/read-route';
 
 type AnyModel = ModelStatic<Model>;
 
@@ -65,6 +67,7 @@ export class SqlDriver extends ConnectionDriver<Sequelize> implements Driver, Js
   describe(declaration: ModelDeclaration, modelNameOf: (nativeName: string) => string | undefined): DescribedModel {
     const model = declaration.model as AnyModel;
     this.adopt(model);
+    if (sqlOptions(this.db()).replicas?.length) useReplicas(); // callers' writes are marked from the first (decision 86)
     const { described, table, maxId } = describeSequelizeModel(declaration, modelNameOf);
     this.tables[declaration.MODEL] = table;
     this.models[declaration.MODEL] = model;

@@ -41,3 +41,14 @@ export async function readForCache<T>(run: () => Promise<T>): Promise<{ value: T
   const checks = await Promise.all(own.freshness.map((check) => check().catch(() => false)));
   return { value, storable: checks.every(Boolean) };
 }
+
+/** Set once a driver may read from replicas (SQL `replicas`, a MongoDB non-primary readPreference): writes are then marked for the window. */
+let replicas = false;
+
+export function useReplicas(): void {
+  replicas = true;
+}
+
+export function replicasInUse(): boolean {
+  return replicas;
+}

@@ -1,5 +1,5 @@
 import type { AuthUser, RequestContext } from '../declaration';
-import { routeReads } from '../driver/read-route';
+import { replicasInUse, routeReads } from '../driver/read-route';
 
 /** Where callers' last writes are kept: in the process, or in Redis so every instance sees them. */
 export interface WriteMarks {
@@ -40,8 +40,9 @@ export class ReadYourWrites {
     readonly windowMs: number,
   ) {}
 
+  /** Marks the caller's write; nothing to mark (no store call) while no driver reads from replicas. */
   async wrote(user: AuthUser | null): Promise<void> {
-    if (!user || this.windowMs <= 0) return;
+    if (!user || this.windowMs <= 0 || !replicasInUse()) return;
     await this.marks.mark(String(user.id), this.windowMs).catch(() => undefined);
   }
 

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { currentReadRoute, readForCache, routeReads } from '../../../lib/driver/read-route';
+import { currentReadRoute, readForCache, routeReads, useReplicas } from '../../../lib/driver/read-route';
 import { MemoryWriteMarks, ReadYourWrites } from '../../../lib/service/read-your-writes';
 
 const ann = { id: 7, roles: [] };
@@ -8,6 +8,7 @@ const bob = { id: 8, roles: [] };
 describe('read routes and read-your-writes (decision 86)', () => {
   it("a caller's reads leave the replicas for the window after their write; others' do not; anonymous callers have no window", async () => {
     const ryw = new ReadYourWrites(new MemoryWriteMarks(), 200);
+    useReplicas();
     await ryw.wrote(ann);
     expect([await ryw.replicaAllowed(ann), await ryw.replicaAllowed(bob), await ryw.replicaAllowed(null)]).to.deep.equal([false, true, true]);
     await new Promise((resolve) => setTimeout(resolve, 250));
