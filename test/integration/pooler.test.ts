@@ -6,7 +6,7 @@ import supertest from 'supertest';
 import { runStatement, withLease } from '../../drivers/sql/run-statement';
 import { inTransaction } from '../../drivers/sql/sql-transaction';
 import { configureSql } from '../../drivers/sql/sql-options';
-import { resetPoolerFallback } from '../../drivers/sql/pooler-errors';
+import { namesAllowed, resetPoolerFallback } from '../../drivers/sql/pooler-errors';
 import { pgbouncerBinary, startPgBouncer, type PoolerHandle } from '../../lib/testing/start-pgbouncer';
 import { startPostgres, type PostgresHandle } from '../../lib/testing/start-postgres';
 import { skipUnless } from '../support/needs-server';
@@ -132,6 +132,8 @@ describe('behind PgBouncer in transaction mode (issue 50, decision 85)', functio
       await auto.close();
     }
     expect(failures(autoStatuses), JSON.stringify([...autoStatuses])).to.equal(0);
+    // the pooler did lose names (the process switched to unnamed statements), and no client saw it
+    expect(namesAllowed({} as Sequelize), 'the fallback happened').to.equal(false);
     expect([...autoStatuses.values()].reduce((a, b) => a + b, 0)).to.be.greaterThan(100);
     resetPoolerFallback();
     const on = await exampleApp(pooler.uri, 'on');
