@@ -2,6 +2,7 @@ import express, { type Router } from 'express';
 import { BadRequestError, UnauthenticatedError } from './errors';
 import { Authorizer } from './auth/authorizer';
 import { ReadCache } from './cache/read-cache';
+import { readYourWritesOf } from './cache/write-marks';
 import { cacheSettingsFromEnv } from './cache/settings';
 import { configFromEnv } from './config';
 import { buildRouter, type RouteMiddlewareFactory } from './http/build-router';
@@ -74,6 +75,7 @@ export function createRestApi(options: RestApiOptions = {}): RestApi {
   const reads: ReadGate = cacheSettings.enabled ? cachedReads(cache) : directRead;
 
   const feedRedis = cacheSettings.redisUrl && (cacheSettings.store === 'redis' || process.env.REDIS_URL) ? cacheSettings.redisUrl : null;
+  const ryw = readYourWritesOf(cache, config.readYourWritesMs, feedRedis); // decision 86: the caller's reads go to the primary after their write
   const changes = new ChangeFeed(changeSettingsFromEnv(options.changes ?? {}, feedRedis, cacheSettings.prefix), log);
 
   // trashed records are hidden everywhere unless the root query asks for them
@@ -230,7 +232,7 @@ export function createRestApi(options: RestApiOptions = {}): RestApi {
         const entry = registry.entry(route.model);
         return { resource: entry.declaration.name, softDelete: Boolean(entry.info.softDelete), hierarchy: Boolean(entry.info.hierarchyField) };
       };
-      const dispatch = buildRouter(table, [protect, ...middlewares], { beforeRespond: (ctx) => (ctx.touched.size > 0 ? settled(ctx.touched) : undefined), deadlineMs: config.requestTimeoutMs, allowParams, scope: paramScope, idempotency: idempotencyGate((model) => services.get(model)) });
+      const dispatch = buildRouter(table, [protect, ...middlewares], { beforeRespond: (ctx) => (ctx.touched.size > 0 ? Promise.all([settled(ctx.touched), ryw.wrote(ctx.user)]).then(() => undefined) : undefined), around: ryw.around, deadlineMs: config.requestTimeoutMs, allowParams, scope: paramScope, idempotency: idempotencyGate((model) => services.get(model)) });
       router.use(apiFront({ log, bodyLimit: options.bodyLimit, context: options.context }, dispatch));
       router.use(unconfiguredRelations());
       router.use(unmatchedRoutes(table));
@@ -287,7 +289,7 @@ export function createRestApi(options: RestApiOptions = {}): RestApi {
       // once: shutdown() closes, and the application's own close may call it again
       closing ??= (async () => {
         await changes.close();
-        await cache.close();
+        await Promise.all([cache.close(), ryw.close()]);
         await log.close();
         for (const driver of registry.drivers()) await driver.close?.();
       })();

@@ -20,6 +20,8 @@ export interface RestConfig {
   maxUnpaginated: number;
   /** REST_REQUEST_TIMEOUT_MS: a JSON route's deadline; past it the answer is a 503 `timeout` (exports stream on). */
   requestTimeoutMs: number;
+  /** REST_READ_YOUR_WRITES_MS: after a write, the caller's reads go to the primary for this long (decision 86). */
+  readYourWritesMs: number;
   /** REST_MAX_TREE_NODES: most records one hierarchy answer may hold (more is a 400 asking to narrow it). */
   maxTreeNodes: number;
   /** REST_MAX_RELATION_DEPTH: most relation segments in one eager-load path (`relations=a.b.c` is 3). */
@@ -70,6 +72,7 @@ export function configFromEnv(overrides: Partial<RestConfig> = {}): RestConfig {
     maxLoadedRecords: envInt('REST_MAX_LOADED_RECORDS', 10_000),
     maxNestedRecords: envInt('REST_MAX_NESTED_RECORDS', 1000),
     requestTimeoutMs: envInt('REST_REQUEST_TIMEOUT_MS', 60_000),
+    readYourWritesMs: envInt('REST_READ_YOUR_WRITES_MS', 5_000),
     validateColumns: envBool('REST_VALIDATE_COLUMNS', true),
     strictColumns: envBool('REST_STRICT_COLUMNS', true),
     operators: OPERATORS,

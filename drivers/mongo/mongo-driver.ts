@@ -19,6 +19,7 @@ import type { ModelMap } from './model-map';
 import { outputValue, serialize } from './serialize';
 import { cursorPage } from '../../lib/driver/cursor-page';
 import { connectionOptions, openedConnection, whereOf, type MongoConnectionOptions } from './connection-options';
+import { readPreferenceFor } from './read-preference';
 import { translateMongoError } from './translate-error';
 import { upsertRecords } from './upsert-writes';
 import { mongoIdempotencyStore } from './idempotency-store';
@@ -34,8 +35,7 @@ type AnyModel = Model<unknown>;
 
 /** True for a mongoose Model (a function with a schema, a modelName and a connection). */
 export function isMongooseModel(model: unknown): boolean {
-  if (typeof model !== 'function') return false;
-  const m = model as unknown as { schema?: { paths?: unknown }; modelName?: unknown; db?: unknown; collection?: unknown };
+  const m = (typeof model === 'function' ? model : {}) as unknown as { schema?: { paths?: unknown }; modelName?: unknown; db?: unknown; collection?: unknown };
   return typeof m.modelName === 'string' && !!m.schema?.paths && !!m.db && !!m.collection;
 }
 
@@ -139,7 +139,7 @@ export class MongoDriver extends ConnectionDriver<Connection> implements Driver 
     await this.ready();
     const plan = this.compile(query);
     // a server-side time limit: a runaway read ends on the server, never holds the app
-    const docs = await this.db().collection(plan.collection).aggregate<Document>(plan.pipeline, { ...this.options(tx), maxTimeMS: readTimeoutMs() }).toArray();
+    const docs = await this.db().collection(plan.collection).aggregate<Document>(plan.pipeline, { ...this.options(tx), ...(tx ? {} : await readPreferenceFor(this.db())), maxTimeMS: readTimeoutMs() }).toArray();
     const page = plan.page;
     if (page?.kind === 'offset') {
       const facet = docs[0] ?? { data: [], total: [] };
@@ -158,7 +158,7 @@ export class MongoDriver extends ConnectionDriver<Connection> implements Driver 
   async aggregate(query: AggregateQuery, tx?: Transaction): Promise<AggregateResult> {
     await this.ready();
     const plan = compileAggregate(query, this.requireCatalog(), this.collections);
-    return runAggregate(this.db().collection(plan.collection), plan, { ...this.options(tx), maxTimeMS: readTimeoutMs() });
+    return runAggregate(this.db().collection(plan.collection), plan, { ...this.options(tx), ...(tx ? {} : await readPreferenceFor(this.db())), maxTimeMS: readTimeoutMs() });
   }
 
   /** Export rows from one aggregation cursor, read in batches; closing on abort stops the server-side cursor. */

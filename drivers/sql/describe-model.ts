@@ -1,4 +1,4 @@
-import { Utils, type ModelStatic, type Model } from 'sequelize';
+import type { ModelStatic, Model } from 'sequelize';
 import { DeclarationError } from '../../lib/errors/declaration-error';
 import { mergeDeclaredRelation } from '../../lib/resource/merge-relation';
 import type { DescribedModel } from '../../lib/driver';
@@ -230,14 +230,4 @@ function relationOf(assoc: AssociationLike, target: string, attrs: Record<string
     default:
       return null;
   }
-}
-
-/** Each attribute's model default (what Sequelize's build would set), made per record. */
-export function modelDefaults(model: AnyModel): Record<string, () => unknown> {
-  const defaults: Record<string, () => unknown> = {};
-  for (const [field, attr] of Object.entries(attributesOf(model))) {
-    const def = (attr as { defaultValue?: unknown }).defaultValue;
-    if (def !== undefined) defaults[field] = () => Utils.toDefaultValue(def);
-  }
-  return defaults;
 }

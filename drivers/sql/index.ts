@@ -1,5 +1,6 @@
 export { createSqlDriver, isSequelizeModel, SqlDriver, type SqlTransaction } from './sql-driver';
 export { compileList, type CompiledList } from './compile-list';
+export { configureSql, type SqlConnectionOptions } from './sql-options';
 export type { RelationPlan } from './compile-relations';
 export type { SqlStatement } from './sql-builder';
 export type { StorageInfo, ModelMap } from './model-map';

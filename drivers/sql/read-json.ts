@@ -58,9 +58,9 @@ export async function runJson(c: JsonReadContext, compiled: CompiledJson, t: TxT
   };
   if (t) return once(t);
   try {
-    return await withLease(c.db, once);
+    return await withLease(c.db, once, true);
   } catch (error) {
     if (!c.lost(error)) throw error;
-    return withLease(c.db, once);
+    return withLease(c.db, once, true);
   }
 }

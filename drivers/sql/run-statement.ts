@@ -1,6 +1,9 @@
 import { Query } from 'pg';
 import type { Sequelize } from 'sequelize';
 import type { SqlStatement } from './sql-builder';
+import { fallBackOn, namesAllowed, poolerRetry } from './pooler-errors';
+import { localSettings } from './sql-options';
+import { replicaFor, type Replica } from './read-routing';
 
 type Rows = Record<string, unknown>[];
 
@@ -54,17 +57,49 @@ export function retireIfBroken(client: PgClient, error: unknown): void {
 /**
  * Holds one pool connection for the statements of one read (its page, count and relation levels
  * queue on it): one acquire and one release per read instead of per statement, and the same
- * PostgreSQL backend serves them all.
+ * PostgreSQL backend serves them all. The connection is a replica's when the read may go there
+ * (read-routing.ts; a replica that cannot be reached is skipped: the primary answers). With
+ * declared timeouts the read is a pipelined READ ONLY transaction that sets them (`SET LOCAL`,
+ * written with the first statement), so they hold behind a transaction-mode pooler.
  */
-export async function withLease<T>(sequelize: Sequelize, work: (lease: Lease) => Promise<T>): Promise<T> {
-  const manager = managerOf(sequelize);
-  const client = await manager.getConnection({ type: 'SELECT' });
+export async function withLease<T>(sequelize: Sequelize, work: (lease: Lease) => Promise<T>, single = false): Promise<T> {
+  const choosing = replicaFor(sequelize);
+  const replica = choosing ? await choosing : null;
+  if (replica) {
+    try {
+      return await leased(replica.db, sequelize, work, replica, single);
+    } catch (error) {
+      if (!replica.unreachable(error)) throw error;
+    }
+  }
   try {
-    return await work({ lease: client });
+    return await leased(sequelize, sequelize, work, null, single);
+  } catch (error) {
+    // under `auto`, a pooler's error inside the read's transaction: once more, unnamed
+    if ((error as { poolerRetry?: unknown }).poolerRetry !== true) throw error;
+    return leased(sequelize, sequelize, work, null, single);
+  }
+}
+
+/** `single`: the read is one statement, so its COMMIT goes out behind it (one round trip in all). */
+async function leased<T>(db: Sequelize, owner: Sequelize, work: (lease: Lease) => Promise<T>, replica: Replica | null, single: boolean): Promise<T> {
+  const manager = managerOf(db);
+  const client = await manager.getConnection({ type: 'SELECT' });
+  const settings = localSettings(owner);
+  const lease: Lease | TxTarget = settings ? { lease: client, id: 'read', begin: `BEGIN READ ONLY${settings}`, end: single ? 'next' : 'open' } : { lease: client };
+  if (settings) client.pipeline = true;
+  const open = (): boolean => 'begin' in lease && lease.begin === null && lease.end !== 'sent';
+  try {
+    if (replica) await replica.before(lease);
+    const result = await work(lease);
+    if (open()) await sendText(client, 'COMMIT');
+    return result;
   } catch (error) {
     retireIfBroken(client, error);
+    if (open() && !client._invalid) await sendText(client, 'ROLLBACK').catch(() => (client._invalid = true));
     throw error;
   } finally {
+    client.pipeline = false;
     await manager.releaseConnection(client);
   }
 }
@@ -101,12 +136,18 @@ const STALE = (error: unknown): boolean => (error as { code?: unknown }).code ==
  * now and from then on, instead of failing on every connection that prepared it (inside a
  * transaction the failure aborts it: that one request fails, the next ones run unnamed).
  */
-async function send(client: PgClient, statement: SqlStatement): Promise<{ rows: Rows }> {
-  const name = nameOf(statement);
+async function send(sequelize: Sequelize, client: PgClient, statement: SqlStatement, inTx: boolean): Promise<{ rows: Rows }> {
+  const name = namesAllowed(sequelize) ? nameOf(statement) : undefined;
   if (!name) return submit(client, statement);
   try {
     return await submit(client, statement, name);
   } catch (error) {
+    if (fallBackOn(sequelize, error)) {
+      // behind a transaction-mode pooler (decision 85): unnamed from now on; a lone statement
+      // runs again here, a transaction's failure aborted it, so the whole of it runs again
+      if (inTx) throw poolerRetry(error);
+      return submit(client, statement);
+    }
     if (!STALE(error)) throw error;
     names.set(statement.sql, null);
     return submit(client, statement);
@@ -146,7 +187,7 @@ async function runInPipeline(sequelize: Sequelize, statement: SqlStatement, t: T
     t.begin = null;
     t.end = 'sent';
     logStatement(sequelize, statement.sql, t);
-    return (await send(t.lease, statement)).rows;
+    return (await send(sequelize, t.lease, statement, false)).rows;
   }
   const text = (sql: string): Promise<unknown> => {
     logStatement(sequelize, sql, t);
@@ -157,7 +198,7 @@ async function runInPipeline(sequelize: Sequelize, statement: SqlStatement, t: T
   const begun = t.begin === null ? null : text(t.begin);
   t.begin = null;
   logStatement(sequelize, statement.sql, t);
-  const answer = send(t.lease, statement);
+  const answer = send(sequelize, t.lease, statement, true);
   answer.catch(() => undefined);
   const committed = t.end === 'next' ? text('COMMIT') : null;
   if (committed) t.end = 'sent';
@@ -197,9 +238,10 @@ function batchWrites(client: PgClient): void {
 }
 
 export async function runStatement(sequelize: Sequelize, statement: SqlStatement, target: Target): Promise<Rows> {
-  if (target) batchWrites(target.lease);
-  if (target && 'begin' in target && (target.begin !== null || target.end === 'next')) return runInPipeline(sequelize, statement, target);
+  // a lone statement: a lease of its own (a replica's when the read may go there)
+  if (!target) return withLease(sequelize, (lease) => runStatement(sequelize, statement, lease), true);
+  batchWrites(target.lease);
+  if ('begin' in target && (target.begin !== null || target.end === 'next')) return runInPipeline(sequelize, statement, target);
   logStatement(sequelize, statement.sql, target);
-  if (target) return (await send(target.lease, statement)).rows;
-  return withLease(sequelize, async ({ lease }) => (await send(lease, statement)).rows);
+  return (await send(sequelize, target.lease, statement, 'begin' in target)).rows;
 }

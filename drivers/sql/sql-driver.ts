@@ -1,4 +1,4 @@
-import { Utils, type Model, type ModelStatic, type Sequelize } from 'sequelize';
+import type { Model, ModelStatic, Sequelize } from 'sequelize';
 import { DriverFailure, isDriverFailure, type DatabaseErrorInfo, type DescribedModel, type Driver, type Id, type ListResult, type PivotCapability, type Row, type Transaction, type UpdateGuard, type UpdateItem, type UpsertChunk, type UpsertOutcome } from '../../lib/driver';
 import { createPivots } from './pivot-writes';
 import { compileGuardedDelete, deletedOrHeld, restrictHolders } from './delete-rules';
@@ -17,7 +17,8 @@ import { runUpsert } from './compile-upsert';
 import { sqlIdempotencyStore } from './idempotency-store';
 import { compileExistingIds, compileInsert, compileUpdate, type InsertDefaults } from './compile-writes';
 import { convertValue } from './convert-value';
-import { attributesOf, describeSequelizeModel, modelDefaults } from './describe-model';
+import { describeSequelizeModel } from './describe-model';
+import { modelDefaults, pivotColumnsOf } from './model-columns';
 import type { SqlStatement } from './sql-builder';
 import type { StorageInfo } from './model-map';
 import { translateSqlError } from './translate-error';
@@ -29,6 +30,10 @@ import { attachJoins, attachRest, loadJoinedRelations, loadRelations, shapeRow, 
 import type { HiddenFields, JsonPlan, JsonReadOptions, JsonReads, JsonRows } from '../../lib/driver/json-read';
 import { JsonHeadCache, type CompiledJson } from './compile-json';
 import { planJson, runJson } from './read-json';
+import { lostConnection } from './lost-connection';
+import { closeReplicas } from './read-routing';
+import { sqlOptions } from './sql-options';
+import { useReplicas } from '../../lib/driver/read-route';
 
 type AnyModel = ModelStatic<Model>;
 
@@ -64,6 +69,7 @@ export class SqlDriver extends ConnectionDriver<Sequelize> implements Driver, Js
   describe(declaration: ModelDeclaration, modelNameOf: (nativeName: string) => string | undefined): DescribedModel {
     const model = declaration.model as AnyModel;
     this.adopt(model);
+    if (sqlOptions(this.db()).replicas?.length) useReplicas(); // callers' writes are marked from the first (decision 86)
     const { described, table, maxId } = describeSequelizeModel(declaration, modelNameOf);
     this.tables[declaration.MODEL] = table;
     this.models[declaration.MODEL] = model;
@@ -113,14 +119,14 @@ export class SqlDriver extends ConnectionDriver<Sequelize> implements Driver, Js
     return plan ? this.runJson(plan, tx) : null;
   }
 
-  /**
-   * A connection lost under a statement (retried once for reads): not a refused connect or a pool
-   * acquire time-out, where another try would only wait as long again.
-   */
   private lostConnection(error: unknown): boolean {
-    if (this.translateError(error)?.type !== 'connection_error') return false;
-    const text = `${String((error as { name?: unknown }).name ?? '')} ${String((error as { message?: unknown }).message ?? '')} ${String((error as { code?: unknown }).code ?? '')}`;
-    return !/Acquire|Refused|ECONNREFUSED|TimedOut|HostNot|AccessDenied|53300|57P03/.test(text);
+    return lostConnection(error, this.translateError(error));
+  }
+
+  /** The replicas' pools (decision 86); the application closes its own Sequelize. */
+  async close(): Promise<void> {
+    const db = this.connectionOrUndefined();
+    if (db) await closeReplicas(db);
   }
 
   private async listOn(plan: CompiledList, t: Target, budget: LoadBudget | null = null): Promise<ListResult> {
@@ -247,13 +253,7 @@ export class SqlDriver extends ConnectionDriver<Sequelize> implements Driver, Js
 
   /** A pivot table is known when a Sequelize model of this instance maps it; its columns are the attributes' fields. */
   pivotColumns(table: string): string[] | null {
-    const models = Object.values(this.db().models) as AnyModel[];
-    const model = models.find((m) => {
-      const name = m.getTableName() as string | { tableName: string };
-      return (typeof name === 'string' ? name : name.tableName) === table;
-    });
-    if (!model) return null;
-    return Object.entries(attributesOf(model)).flatMap(([name, attr]) => [name, (attr as { field?: string }).field ?? name]);
+    return pivotColumnsOf(this.db(), table);
   }
 
   async lockHierarchy(model: string, tx: Transaction): Promise<void> {

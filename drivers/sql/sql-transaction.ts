@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Sequelize } from 'sequelize';
 import type { Transaction } from '../../lib/driver';
+import { localSettings } from './sql-options';
 import { logStatement, managerOf, retireIfBroken, sendText, type TxTarget } from './run-statement';
 
 /** The isolation levels PostgreSQL names (Sequelize's `isolationLevel` option takes these strings). */
@@ -32,7 +33,8 @@ export function readsCommitted(sequelize: Sequelize): boolean {
  * it throws; a connection whose ROLLBACK failed is retired.
  */
 export async function inTransaction<T>(sequelize: Sequelize, work: (t: TxTarget) => Promise<T>): Promise<T> {
-  const begin = beginOf(sequelize);
+  // declared timeouts go with the BEGIN (`SET LOCAL`: they hold behind a transaction-mode pooler)
+  const begin = beginOf(sequelize) + localSettings(sequelize);
   const manager = managerOf(sequelize);
   const client = await manager.getConnection({});
   const t: TxTarget = { lease: client, id: randomUUID(), begin, end: 'open' };

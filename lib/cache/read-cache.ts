@@ -7,6 +7,7 @@ import { toBoolean } from '../query/read-boolean';
 import { modelsRead } from '../query/walk';
 import { entryKey, epochKey, etagOf, versionKey } from './cache-key';
 import { MemoryStore } from './memory-store';
+import { readForCache } from '../driver/read-route';
 import type { CacheSettings, ResourceCacheSettings } from './settings';
 import type { CacheEntry, CacheStore } from './store';
 
@@ -136,9 +137,11 @@ export class ReadCache {
   }
 
   private async fill(key: string | null, run: () => Promise<unknown>, ttl: number): Promise<CacheEntry> {
-    const body = toJson(await run());
+    // an answer a lagging replica gave is served, never stored (decision 86)
+    const { value, storable } = key ? await readForCache(run) : { value: await run(), storable: false };
+    const body = toJson(value);
     const entry = { body, etag: etagOf(body) };
-    if (key) await this.guard(() => this.store.set(key, entry, ttl), undefined);
+    if (key && storable) await this.guard(() => this.store.set(key, entry, ttl), undefined);
     return entry;
   }
 

@@ -35,6 +35,11 @@ export abstract class ConnectionDriver<C> {
     return this.connection;
   }
 
+  /** The connection, or undefined before the first model is described. */
+  protected connectionOrUndefined(): C | undefined {
+    return this.connection;
+  }
+
   protected requireCatalog(): Catalog {
     if (!this.boundCatalog) throw new Error(`The ${this.constructor.name} is not bound to a catalog yet.`);
     return this.boundCatalog;

@@ -42,7 +42,7 @@ function handler(route: RouteDefinition, options: RouterOptions): RequestHandler
         held = key;
         // the request deadline (armed in `run`) answers for a slow route; the work goes on to its
         // end behind it, so what it commits is still followed by the cache bump below
-        result = await route.handler({ req, res, ctx, params });
+        result = await (options.around ? options.around(route, ctx, () => route.handler({ req, res, ctx, params })) : route.handler({ req, res, ctx, params }));
       }
     } catch (error) {
       // nothing stored for a failed request; a store that fails too must not hide the request's own error
@@ -111,6 +111,8 @@ function armDeadline(res: Response, deadlineMs: number, answer: (error: ApiError
 export interface RouterOptions {
   /** Runs after a route's work, before its answer is sent (cache versions are bumped here); undefined: nothing to wait for. */
   beforeRespond?: (ctx: RequestContext) => Promise<void> | undefined;
+  /** Runs each route's work (read routes may read from replicas there, decision 86). */
+  around?: (route: RouteDefinition, ctx: RequestContext, work: () => Promise<unknown>) => Promise<unknown>;
   /** Deadline of JSON routes in ms (REST_REQUEST_TIMEOUT_MS). */
   deadlineMs?: number;
   /** The application's own parameters on a route (`allowParams`): accepted, and ignored by the library. */

