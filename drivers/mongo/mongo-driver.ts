@@ -21,6 +21,7 @@ import { cursorPage } from '../../lib/driver/cursor-page';
 import { connectionOptions, openedConnection, whereOf, type MongoConnectionOptions } from './connection-options';
 import { translateMongoError } from './translate-error';
 import { upsertRecords } from './upsert-writes';
+import { mongoHistoryStore } from './history-store';
 import { mongoIdempotencyStore } from './idempotency-store';
 import { checkMongoServer, inspectMongoServer, MongoServerRefusedError, type MongoServerFacts } from './server-check';
 import type { Catalog } from '../../lib/resource/model-info';
@@ -222,6 +223,8 @@ export class MongoDriver extends ConnectionDriver<Connection> implements Driver 
   /** Decision 79: one bulkWrite of upserts per chunk; decision 80: the Idempotency-Key store. */
   upsert = (model: string, chunk: UpsertChunk, tx: Transaction): Promise<UpsertOutcome> => upsertRecords(this.writes, model, chunk, tx);
   readonly idempotency = mongoIdempotencyStore(() => this.db());
+  /** Decision 83: history entries (history-store.ts). */
+  readonly history = mongoHistoryStore(() => this.db(), (m) => this.collection(m), (tx) => this.session(tx));
 
   async delete(model: string, ids: Id[], tx: Transaction): Promise<Id[]> {
     if (ids.length === 0) return [];

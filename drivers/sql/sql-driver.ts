@@ -14,6 +14,7 @@ import type { AggregateQuery, AggregateResult } from '../../lib/query/aggregate-
 import { selectFields } from './compile-relations';
 import { CompileContext } from './compile-context';
 import { runUpsert } from './compile-upsert';
+import { sqlHistoryStore } from './history-store';
 import { sqlIdempotencyStore } from './idempotency-store';
 import { compileExistingIds, compileInsert, compileUpdate, type InsertDefaults } from './compile-writes';
 import { convertValue } from './convert-value';
@@ -225,6 +226,8 @@ export class SqlDriver extends ConnectionDriver<Sequelize> implements Driver, Js
   /** Decision 79: one chunk of an upsert in one statement (compile-upsert.ts); decision 80: the Idempotency-Key store. */
   upsert = (model: string, chunk: UpsertChunk, tx: Transaction): Promise<UpsertOutcome> => runUpsert(this.table(model), this.requireCatalog().model(model), chunk, this.defaultsOf(model), (s) => this.run(s, this.tx(tx)), chunk.read ? selectFields(new CompileContext(this.requireCatalog(), this.tables), model, chunk.read.select, []) : [], (fields, raw) => this.shape(model, fields, raw));
   readonly idempotency = sqlIdempotencyStore((s) => this.run(s, undefined));
+  /** Decision 83: history entries (history-store.ts). */
+  readonly history = sqlHistoryStore((m) => this.table(m), (s, tx) => this.run(s, this.tx(tx as Transaction | undefined)));
 
   /** One `DELETE ... RETURNING`: exactly the rows this statement removed (a concurrent delete's rows are not reported). */
   async delete(model: string, ids: Id[], tx: Transaction): Promise<Id[]> {

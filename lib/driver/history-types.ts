@@ -1,0 +1,41 @@
+import type { Id, Transaction } from './types';
+
+/** What a history entry says happened to its record (decision 83). */
+export type HistoryOp = 'created' | 'updated' | 'deleted' | 'restored' | 'force_deleted' | 'reverted';
+
+/** Who wrote: the caller's id and roles (null id: anonymous or the application itself). */
+export interface HistoryActor {
+  id: string | number | null;
+  roles: string[];
+}
+
+/** One entry to append; `version` null: the next of the record's own counter (max + 1, computed by the store). */
+export interface HistoryEntryInput {
+  recordId: Id;
+  version: number | null;
+  op: HistoryOp;
+  at: Date;
+  actor: HistoryActor;
+  requestId: string | null;
+  /** Field -> [before, after], JSON values. */
+  changes: Record<string, [unknown, unknown]>;
+}
+
+export interface HistoryEntry extends Omit<HistoryEntryInput, 'version'> {
+  version: number;
+}
+
+/**
+ * Decision 83: a table (`grr_history_<table>`) or collection (`grr_history_<collection>`) per
+ * resource, created at start, indexed on (record, version desc). `append` writes every entry of a
+ * write in one statement or one bulk write, in the write's transaction, and prunes each record's
+ * entries beyond `retain` in the same statement (SQL) or the same transaction (MongoDB).
+ */
+export interface HistoryCapability {
+  ensure(model: string): Promise<void>;
+  append(model: string, entries: HistoryEntryInput[], retain: number | null, tx: Transaction): Promise<void>;
+  /** A record's entries newest first, one page, and how many it has. */
+  read(model: string, recordId: Id, offset: number, limit: number): Promise<{ entries: HistoryEntry[]; total: number }>;
+  /** One entry by version (null: none). */
+  entry(model: string, recordId: Id, version: number): Promise<HistoryEntry | null>;
+}
