@@ -9,6 +9,7 @@ import { matchesFilter } from '../changes/match-filter';
 import type { RequestContext } from '../service/request-context';
 import type { ResourceService } from '../service/resource-service';
 import { formatDate } from '../service/reads/serialize';
+import { readableFields } from '../resource/model-lookup';
 
 /** One entry as the API shows it (decision 83), `changes` narrowed to the fields the caller may read. */
 export function renderEntry(entry: HistoryEntry, readable: Set<string>): Record<string, unknown> {
@@ -18,8 +19,8 @@ export function renderEntry(entry: HistoryEntry, readable: Set<string>): Record<
 }
 
 /** The fields the caller may read on the resource (the read policy's view). */
-export function readableFields(service: ResourceService, ctx: RequestContext): Set<string> {
-  return new Set(Object.keys(service.viewOf(ctx).model(service.name).fields));
+export function readableFieldsOf(service: ResourceService, ctx: RequestContext): Set<string> {
+  return new Set(readableFields(service.viewOf(ctx).model(service.name)));
 }
 
 /**
@@ -58,7 +59,7 @@ export async function historyPage(service: ResourceService, rawId: string, param
   const size = page?.size ?? config.defaultPageSize;
   const number = page?.kind === 'offset' ? page.page : 1;
   const { entries, total } = await store.read(service.name, id, (number - 1) * size, size);
-  const readable = readableFields(service, ctx);
+  const readable = readableFieldsOf(service, ctx);
   const from = entries.length === 0 ? null : (number - 1) * size + 1;
   return { current_page: number, data: entries.map((e) => renderEntry(e, readable)), per_page: size, total, last_page: Math.max(1, Math.ceil(total / size)), from, to: from === null ? null : from + entries.length - 1 };
 }
