@@ -216,17 +216,14 @@ export class SqlDriver extends ConnectionDriver<Sequelize> implements Driver, Js
     const { key, versionField } = this.requireCatalog().model(model);
     const update = compileUpdate(this.table(model), key, items, undefined, fields, versionField);
     const target = this.tx(tx);
-    const rows = await this.run(all ? allOrNone(update, items.length) : update, target).catch((error: unknown) => {
-      if (all && isShortfall(error)) return []; // nothing written
-      throw error;
-    });
+    // a shortfall: nothing written
+    const rows = await this.run(all ? allOrNone(update, items.length) : update, target).catch((error: unknown) => (all && isShortfall(error) ? [] : Promise.reject(error)));
     return rows.map((r) => this.shape(model, fields, r));
   }
 
-  /** Decision 79: one chunk of an upsert in one statement (compile-upsert.ts); decision 80: the Idempotency-Key store. */
+  /** Decision 79: one chunk of an upsert in one statement (compile-upsert.ts); decision 80: the Idempotency-Key store; decision 83: history (history-store.ts). */
   upsert = (model: string, chunk: UpsertChunk, tx: Transaction): Promise<UpsertOutcome> => runUpsert(this.table(model), this.requireCatalog().model(model), chunk, this.defaultsOf(model), (s) => this.run(s, this.tx(tx)), chunk.read ? selectFields(new CompileContext(this.requireCatalog(), this.tables), model, chunk.read.select, []) : [], (fields, raw) => this.shape(model, fields, raw));
   readonly idempotency = sqlIdempotencyStore((s) => this.run(s, undefined));
-  /** Decision 83: history entries (history-store.ts). */
   readonly history = sqlHistoryStore((m) => this.table(m), (s, tx) => this.run(s, this.tx(tx as Transaction | undefined)));
 
   /** One `DELETE ... RETURNING`: exactly the rows this statement removed (a concurrent delete's rows are not reported). */

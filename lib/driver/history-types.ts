@@ -1,4 +1,7 @@
-import type { Id, Transaction } from './types';
+/** As in types.ts, which re-exports this file: declared here so the two do not import each other. */
+type Id = string | number;
+/** An open transaction (types.ts's Transaction, structurally). */
+type Transaction = { readonly driver: string; endsWithNext?: boolean };
 
 /** What a history entry says happened to its record (decision 83). */
 export type HistoryOp = 'created' | 'updated' | 'deleted' | 'restored' | 'force_deleted' | 'reverted';
