@@ -1,4 +1,8 @@
-import type { HistoryCapability, HistoryEntry, HistoryEntryInput, Id } from '../../lib/driver';
+import type { HistoryCapability, HistoryEntry, HistoryEntryInput, Id, Row } from '../../lib/driver';
+import type { ListQuery } from '../../lib/query/ast';
+import type { ModelInfo } from '../../lib/resource/model-info';
+import { allOrNone, isShortfall } from './all-or-none';
+import { columnOf, compileUpdate } from './compile-writes';
 import type { StorageInfo } from './model-map';
 import { quoteIdent, type SqlStatement } from './sql-builder';
 
@@ -15,6 +19,16 @@ export function historyTableOf(info: StorageInfo): string {
 }
 
 type Run = (statement: SqlStatement, tx?: unknown) => Promise<Record<string, unknown>[]>;
+
+/** What the store needs of the SQL driver. */
+export interface HistoryHost {
+  table(model: string): StorageInfo;
+  model(model: string): ModelInfo;
+  run: Run;
+  /** The columns a read selects (its select narrowed to the caller's view), as the driver's updateRows reads them. */
+  fields(model: string, read: ListQuery): string[];
+  shape(model: string, fields: string[], raw: Record<string, unknown>): Row;
+}
 
 const COLUMNS = '"record_id", "version", "op", "at", "actor", "request_id", "changes"';
 
@@ -43,9 +57,27 @@ function entryOf(raw: Record<string, unknown>): HistoryEntry {
   };
 }
 
-export function sqlHistoryStore(tableOf: (model: string) => StorageInfo, run: Run): HistoryCapability {
+export function sqlHistoryStore(host: HistoryHost): HistoryCapability {
+  const tableOf = (model: string) => host.table(model);
+  const run = host.run;
   const ready = new Map<string, Promise<void>>();
   return {
+    async update(model, items, tx, guard, read, all) {
+      if (items.length === 0) return { rows: [], before: [] };
+      const info = host.model(model);
+      const storage = host.table(model);
+      const fields = read ? host.fields(model, read) : [info.key];
+      const update = compileUpdate(storage, info.key, items, guard, fields, info.versionField, true);
+      // a shortfall of an all-or-none update: nothing written
+      const raw = await run(all ? allOrNone(update, items.length) : update, tx).catch((error: unknown) => (all && isShortfall(error) ? [] : Promise.reject(error)));
+      const before = raw.map((r) => {
+        const old = (r.grr_before ?? {}) as Record<string, unknown>;
+        const row: Row = {};
+        for (const field of Object.keys(info.fields)) row[field] = old[columnOf(storage, field)] ?? null;
+        return row;
+      });
+      return { rows: raw.map((r) => host.shape(model, fields, r)), before };
+    },
     ensure(model) {
       const info = tableOf(model);
       const table = historyTableOf(info);

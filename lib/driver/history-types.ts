@@ -1,3 +1,5 @@
+import type { ListQuery } from '../query/ast';
+
 /** As in types.ts, which re-exports this file: declared here so the two do not import each other. */
 type Id = string | number;
 /** An open transaction (types.ts's Transaction, structurally). */
@@ -41,4 +43,10 @@ export interface HistoryCapability {
   read(model: string, recordId: Id, offset: number, limit: number): Promise<{ entries: HistoryEntry[]; total: number }>;
   /** One entry by version (null: none). */
   entry(model: string, recordId: Id, version: number): Promise<HistoryEntry | null>;
+  /**
+   * Optional: `Driver.update` (read null) or `Driver.updateRows` (read given, answered by `rows`)
+   * whose own statement also answers each written row as it was before it (`before`, every field;
+   * PostgreSQL joins the row's pre-statement version into the UPDATE): no read before the write.
+   */
+  update?(model: string, items: Array<{ id: Id; changes: Record<string, unknown>; expected?: number }>, tx: Transaction, guard: { field: string; isNull: boolean } | undefined, read: ListQuery | null, allOrNone: boolean): Promise<{ rows: Array<Record<string, unknown>>; before: Array<Record<string, unknown>> }>;
 }

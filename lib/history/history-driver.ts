@@ -48,6 +48,11 @@ export function historyDriver(inner: Driver, book: HistoryBook): Driver {
     const { rows } = await inner.list(query, tx);
     return new Map(rows.map((row) => [String(row[info.key]), row]));
   };
+  /** The rows a write returned paired with the same rows as they were, by key. */
+  const pairs = (model: string, rows: Row[], old: Row[]): Map<string, Row> => {
+    const key = infoOf(model).key;
+    return new Map(rows.map((row, i) => [String(row[key]), old[i]]));
+  };
   const nextVersion = (info: ModelInfo, row: Row | undefined) => (info.versionField && row && typeof row[info.versionField] === 'number' ? (row[info.versionField] as number) + 1 : null);
   const created = (model: string, records: Record<string, unknown>[], ids: Array<Id | null>) => {
     const info = infoOf(model);
@@ -76,6 +81,11 @@ export function historyDriver(inner: Driver, book: HistoryBook): Driver {
     },
     async update(model: string, items: UpdateItem[], tx: Transaction, guard?: UpdateGuard): Promise<number> {
       if (!kept(model) || items.length === 0) return inner.update(model, items, tx, guard);
+      if (store.update) {
+        const { rows, before: old } = await store.update(model, items, tx, guard, null, false);
+        await append(model, updated(model, items, pairs(model, rows, old), guard), tx);
+        return rows.length;
+      }
       const was = await before(model, items.map((i) => i.id), tx);
       const count = await inner.update(model, items, tx, guard);
       await append(model, updated(model, items, was, guard), tx);
@@ -128,6 +138,12 @@ export function historyDriver(inner: Driver, book: HistoryBook): Driver {
       const last = tx.endsWithNext;
       // the append comes after the UPDATE: it, not the UPDATE, may carry the COMMIT
       tx.endsWithNext = false;
+      if (store.update) {
+        const { rows, before: old } = await store.update(model, items, tx, undefined, read, allOrNone ?? false);
+        tx.endsWithNext = last;
+        await append(model, updated(model, items, pairs(model, rows, old)), tx);
+        return rows;
+      }
       const was = await before(model, items.map((i) => i.id), tx);
       const rows = await updateRows(model, items, tx, read, allOrNone);
       const key = infoOf(model).key;
