@@ -39,15 +39,17 @@ export function mongoHistoryStore(db: () => Db, collectionOf: (model: string) =>
         const docs = await collection.aggregate<Document>([{ $match: { record_id: { $in: counted } } }, { $group: { _id: '$record_id', version: { $max: '$version' } } }], options).toArray();
         for (const doc of docs) latest.set(String(doc._id), Number(doc.version));
       }
-      const ops: AnyBulkWriteOperation[] = [];
+      // the inserts, then the prunes: a bulkWrite sends one command per run of the same kind
+      const inserts: AnyBulkWriteOperation[] = [];
+      const prunes: AnyBulkWriteOperation[] = [];
       for (const e of entries) {
         const recordId = String(e.recordId);
         const version = e.version ?? (latest.get(recordId) ?? 0) + 1;
         latest.set(recordId, version);
-        ops.push({ insertOne: { document: { record_id: recordId, version, op: e.op, at: e.at, actor: e.actor, request_id: e.requestId, changes: e.changes } } });
-        if (retain !== null) ops.push({ deleteMany: { filter: { record_id: recordId, version: { $lte: version - retain } } } });
+        inserts.push({ insertOne: { document: { record_id: recordId, version, op: e.op, at: e.at, actor: e.actor, request_id: e.requestId, changes: e.changes } } });
+        if (retain !== null) prunes.push({ deleteMany: { filter: { record_id: recordId, version: { $lte: version - retain } } } });
       }
-      await collection.bulkWrite(ops, { ...options, ordered: true });
+      await collection.bulkWrite([...inserts, ...prunes], { ...options, ordered: true });
     },
     async read(model, recordId, offset, limit) {
       const filter = { record_id: String(recordId) };
