@@ -2,6 +2,7 @@ import type { HistoryCapability, HistoryEntry, HistoryEntryInput, Id, Row } from
 import type { ListQuery } from '../../lib/query/ast';
 import type { ModelInfo } from '../../lib/resource/model-info';
 import { allOrNone, isShortfall } from './all-or-none';
+import { compileHistoryUpdate } from './history-update';
 import { columnOf, compileUpdate } from './compile-writes';
 import type { StorageInfo } from './model-map';
 import { quoteIdent, type SqlStatement } from './sql-builder';
@@ -62,14 +63,16 @@ export function sqlHistoryStore(host: HistoryHost): HistoryCapability {
   const run = host.run;
   const ready = new Map<string, Promise<void>>();
   return {
-    async update(model, items, tx, guard, read, all) {
+    async update(model, items, tx, guard, read, all, append) {
       if (items.length === 0) return { rows: [], before: [] };
       const info = host.model(model);
       const storage = host.table(model);
       const fields = read ? host.fields(model, read) : [info.key];
       const update = compileUpdate(storage, info.key, items, guard, fields, info.versionField, true);
+      if (append) await this.ensure(model);
+      const statement = append ? compileHistoryUpdate(update, storage, info, historyTableOf(storage), append, all ? items.length : null) : all ? allOrNone(update, items.length) : update;
       // a shortfall of an all-or-none update: nothing written
-      const raw = await run(all ? allOrNone(update, items.length) : update, tx).catch((error: unknown) => (all && isShortfall(error) ? [] : Promise.reject(error)));
+      const raw = await run(statement, tx).catch((error: unknown) => (all && isShortfall(error) ? [] : Promise.reject(error)));
       const before = raw.map((r) => {
         const old = (r.grr_before ?? {}) as Record<string, unknown>;
         const row: Row = {};

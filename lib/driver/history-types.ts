@@ -47,6 +47,19 @@ export interface HistoryCapability {
    * Optional: `Driver.update` (read null) or `Driver.updateRows` (read given, answered by `rows`)
    * whose own statement also answers each written row as it was before it (`before`, every field;
    * PostgreSQL joins the row's pre-statement version into the UPDATE): no read before the write.
+   * With `append`, the same statement appends the entries (the caller appends nothing).
    */
-  update?(model: string, items: Array<{ id: Id; changes: Record<string, unknown>; expected?: number }>, tx: Transaction, guard: { field: string; isNull: boolean } | undefined, read: ListQuery | null, allOrNone: boolean): Promise<{ rows: Array<Record<string, unknown>>; before: Array<Record<string, unknown>> }>;
+  update?(model: string, items: Array<{ id: Id; changes: Record<string, unknown>; expected?: number }>, tx: Transaction, guard: { field: string; isNull: boolean } | undefined, read: ListQuery | null, allOrNone: boolean, append?: HistoryUpdateAppend): Promise<{ rows: Array<Record<string, unknown>>; before: Array<Record<string, unknown>> }>;
+}
+
+/**
+ * What an update's own statement appends when the store can (PostgreSQL): one entry per written
+ * row whose `fields` changed, with this op, actor and request id, pruned to `retain`.
+ */
+export interface HistoryUpdateAppend {
+  op: HistoryOp;
+  actor: HistoryActor;
+  requestId: string | null;
+  retain: number | null;
+  fields: string[];
 }

@@ -1,4 +1,4 @@
-import type { Driver, HistoryEntryInput, HistoryOp, Id, Row, Transaction, UpdateGuard, UpdateItem, UpsertChunk } from '../driver';
+import type { Driver, HistoryEntryInput, HistoryOp, HistoryUpdateAppend, Id, Row, Transaction, UpdateGuard, UpdateItem, UpsertChunk } from '../driver';
 import type { ListQuery } from '../query/ast';
 import type { Catalog, ModelInfo } from '../resource/model-info';
 import { forwarding } from '../changes/recording-driver';
@@ -48,10 +48,12 @@ export function historyDriver(inner: Driver, book: HistoryBook): Driver {
     const { rows } = await inner.list(query, tx);
     return new Map(rows.map((row) => [String(row[info.key]), row]));
   };
-  /** The rows a write returned paired with the same rows as they were, by key. */
-  const pairs = (model: string, rows: Row[], old: Row[]): Map<string, Row> => {
-    const key = infoOf(model).key;
-    return new Map(rows.map((row, i) => [String(row[key]), old[i]]));
+  const opOf = (info: ModelInfo, guard?: UpdateGuard): HistoryOp => (guard && guard.field === info.softDelete ? (guard.isNull ? 'deleted' : 'restored') : isReverting(currentContext()) ? 'reverted' : 'updated');
+  /** What an update's own statement appends (stores that can, PostgreSQL). */
+  const appendOf = (model: string, guard?: UpdateGuard): HistoryUpdateAppend => {
+    const ctx = currentContext();
+    const info = infoOf(model);
+    return { op: opOf(info, guard), actor: { id: ctx?.user?.id ?? null, roles: ctx?.roles ?? [] }, requestId: ctx?.requestId ?? null, retain: book.retainOf(model) ?? null, fields: tracked(info) };
   };
   const nextVersion = (info: ModelInfo, row: Row | undefined) => (info.versionField && row && typeof row[info.versionField] === 'number' ? (row[info.versionField] as number) + 1 : null);
   const created = (model: string, records: Record<string, unknown>[], ids: Array<Id | null>) => {
@@ -62,7 +64,7 @@ export function historyDriver(inner: Driver, book: HistoryBook): Driver {
   const updated = (model: string, items: UpdateItem[], was: Map<string, Row>, guard?: UpdateGuard) => {
     const info = infoOf(model);
     const at = new Date();
-    const op: HistoryOp = guard && guard.field === info.softDelete ? (guard.isNull ? 'deleted' : 'restored') : isReverting(currentContext()) ? 'reverted' : 'updated';
+    const op = opOf(info, guard);
     return items.flatMap((item) => {
       const row = was.get(String(item.id));
       if (!row) return [];
@@ -81,11 +83,8 @@ export function historyDriver(inner: Driver, book: HistoryBook): Driver {
     },
     async update(model: string, items: UpdateItem[], tx: Transaction, guard?: UpdateGuard): Promise<number> {
       if (!kept(model) || items.length === 0) return inner.update(model, items, tx, guard);
-      if (store.update) {
-        const { rows, before: old } = await store.update(model, items, tx, guard, null, false);
-        await append(model, updated(model, items, pairs(model, rows, old), guard), tx);
-        return rows.length;
-      }
+      // PostgreSQL: the UPDATE appends its own entries (no statement added)
+      if (store.update) return (await store.update(model, items, tx, guard, null, false, appendOf(model, guard))).rows.length;
       const was = await before(model, items.map((i) => i.id), tx);
       const count = await inner.update(model, items, tx, guard);
       await append(model, updated(model, items, was, guard), tx);
@@ -135,15 +134,10 @@ export function historyDriver(inner: Driver, book: HistoryBook): Driver {
     const updateRows = inner.updateRows.bind(inner);
     wrapped.updateRows = async (model: string, items: UpdateItem[], tx: Transaction, read: ListQuery, allOrNone?: boolean) => {
       if (!kept(model) || items.length === 0) return updateRows(model, items, tx, read, allOrNone);
+      if (store.update) return (await store.update(model, items, tx, undefined, read, allOrNone ?? false, appendOf(model))).rows;
       const last = tx.endsWithNext;
       // the append comes after the UPDATE: it, not the UPDATE, may carry the COMMIT
       tx.endsWithNext = false;
-      if (store.update) {
-        const { rows, before: old } = await store.update(model, items, tx, undefined, read, allOrNone ?? false);
-        tx.endsWithNext = last;
-        await append(model, updated(model, items, pairs(model, rows, old)), tx);
-        return rows;
-      }
       const was = await before(model, items.map((i) => i.id), tx);
       const rows = await updateRows(model, items, tx, read, allOrNone);
       const key = infoOf(model).key;

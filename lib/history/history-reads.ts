@@ -10,11 +10,14 @@ import type { RequestContext } from '../service/request-context';
 import type { ResourceService } from '../service/resource-service';
 import { formatDate } from '../service/reads/serialize';
 import { readableFields } from '../resource/model-lookup';
+import type { ModelInfo } from '../resource/model-info';
+import { historyValue } from './entry-changes';
 
 /** One entry as the API shows it (decision 83), `changes` narrowed to the fields the caller may read. */
-export function renderEntry(entry: HistoryEntry, readable: Set<string>): Record<string, unknown> {
+export function renderEntry(entry: HistoryEntry, readable: Set<string>, info: ModelInfo): Record<string, unknown> {
   const changes: Record<string, [unknown, unknown]> = {};
-  for (const [field, pair] of Object.entries(entry.changes)) if (readable.has(field)) changes[field] = pair;
+  // values as the API renders them (an UPDATE's own append stores dates as PostgreSQL writes them)
+  for (const [field, [before, after]] of Object.entries(entry.changes)) if (readable.has(field)) changes[field] = [historyValue(info, field, before), historyValue(info, field, after)];
   return { version: entry.version, op: entry.op, at: formatDate(entry.at instanceof Date ? entry.at : new Date(entry.at)), actor: { id: entry.actor?.id ?? null, roles: entry.actor?.roles ?? [] }, request_id: entry.requestId, changes };
 }
 
@@ -61,5 +64,5 @@ export async function historyPage(service: ResourceService, rawId: string, param
   const { entries, total } = await store.read(service.name, id, (number - 1) * size, size);
   const readable = readableFieldsOf(service, ctx);
   const from = entries.length === 0 ? null : (number - 1) * size + 1;
-  return { current_page: number, data: entries.map((e) => renderEntry(e, readable)), per_page: size, total, last_page: Math.max(1, Math.ceil(total / size)), from, to: from === null ? null : from + entries.length - 1 };
+  return { current_page: number, data: entries.map((e) => renderEntry(e, readable, service.entry.info)), per_page: size, total, last_page: Math.max(1, Math.ceil(total / size)), from, to: from === null ? null : from + entries.length - 1 };
 }

@@ -1,0 +1,43 @@
+import type { HistoryUpdateAppend } from '../../lib/driver';
+import type { ModelInfo } from '../../lib/resource/model-info';
+import { SHORTFALL } from './all-or-none';
+import { columnOf } from './compile-writes';
+import type { StorageInfo } from './model-map';
+import { quoteLiteral, type SqlStatement } from './sql-builder';
+
+/**
+ * Decision 83 on PostgreSQL, zero statements added to an update: the UPDATE (compiled with its
+ * rows' pre-statement versions, `grr_before`) becomes a data-modifying CTE, and the same statement
+ * appends one history entry per written row whose tracked fields changed (the difference computed
+ * from the two rows' JSON), prunes beyond the retention, and (`all`) refuses a shortfall as
+ * `allOrNone` does. Values in `changes` are the columns' JSON (dates as PostgreSQL writes them;
+ * the history read renders them as the API does).
+ */
+export function compileHistoryUpdate(update: SqlStatement, storage: StorageInfo, info: ModelInfo, table: string, append: HistoryUpdateAppend, all: number | null): SqlStatement {
+  const bind = [...update.bind];
+  const param = (value: unknown, cast: string) => {
+    bind.push(value);
+    return `$${bind.length}::${cast}`;
+  };
+  const names: Record<string, string> = {};
+  for (const field of append.fields) names[columnOf(storage, field)] = field;
+  const map = param(JSON.stringify(names), 'jsonb');
+  const key = quoteLiteral(columnOf(storage, info.key));
+  const version = info.versionField
+    ? `("d"."grr_after" ->> ${quoteLiteral(columnOf(storage, info.versionField))})::integer`
+    : `COALESCE((SELECT max("x"."version") FROM ${table} AS "x" WHERE "x"."record_id" = "d"."grr_after" ->> ${key}), 0) + 1`;
+  const changes =
+    `(SELECT COALESCE(jsonb_object_agg(${map} ->> "b"."key", jsonb_build_array("b"."value", "a"."value")), '{}'::jsonb) FROM jsonb_each("w"."grr_before") AS "b" ` +
+    `JOIN jsonb_each("w"."grr_after") AS "a" ON "a"."key" = "b"."key" WHERE ${map} ? "b"."key" AND "b"."value" IS DISTINCT FROM "a"."value")`;
+  const prune = append.retain === null ? '' : `, "p" AS (DELETE FROM ${table} AS "x" USING "h" WHERE "x"."record_id" = "h"."record_id" AND "x"."version" <= "h"."version" - ${param(append.retain, 'integer')} RETURNING 1)`;
+  const reached = `(SELECT count(*) FROM "w")`;
+  const guard = all === null ? '' : `, CASE WHEN ${reached} = ${param(all, 'integer')} THEN NULL ELSE (${quoteLiteral(`${SHORTFALL}: `)} || ${reached})::int END AS "grr_guard"`;
+  return {
+    sql:
+      `WITH "w" AS (${update.sql}, to_jsonb("t") AS "grr_after"), "d" AS (SELECT "w".*, ${changes} AS "grr_changes" FROM "w"), ` +
+      `"h" AS (INSERT INTO ${table} ("record_id", "version", "op", "at", "actor", "request_id", "changes") SELECT "d"."grr_after" ->> ${key}, ${version}, ${param(append.op, 'text')}, now(), ${param(JSON.stringify(append.actor), 'jsonb')}, ${param(append.requestId, 'text')}, "d"."grr_changes" FROM "d" WHERE "d"."grr_changes" <> '{}'::jsonb RETURNING "record_id", "version")` +
+      `${prune} SELECT "d".*${guard} FROM "d"`,
+    bind,
+    prepare: update.prepare,
+  };
+}
