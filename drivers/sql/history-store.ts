@@ -70,7 +70,7 @@ export function sqlHistoryStore(host: HistoryHost): HistoryCapability {
       const fields = read ? host.fields(model, read) : [info.key];
       const update = compileUpdate(storage, info.key, items, guard, fields, info.versionField, true);
       if (append) await this.ensure(model);
-      const statement = append ? compileHistoryUpdate(update, storage, info, historyTableOf(storage), append, all ? items.length : null) : all ? allOrNone(update, items.length) : update;
+      const statement = append ? compileHistoryUpdate(update, storage, info, historyTableOf(storage), append, all ? items.length : null, new Set([...items.flatMap((i) => Object.keys(i.changes)), ...(guard ? [guard.field] : [])])) : all ? allOrNone(update, items.length) : update;
       // a shortfall of an all-or-none update: nothing written
       const raw = await run(statement, tx).catch((error: unknown) => (all && isShortfall(error) ? [] : Promise.reject(error)));
       const before = raw.map((r) => {

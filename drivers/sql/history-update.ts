@@ -13,22 +13,23 @@ import { quoteLiteral, type SqlStatement } from './sql-builder';
  * `allOrNone` does. Values in `changes` are the columns' JSON (dates as PostgreSQL writes them;
  * the history read renders them as the API does).
  */
-export function compileHistoryUpdate(update: SqlStatement, storage: StorageInfo, info: ModelInfo, table: string, append: HistoryUpdateAppend, all: number | null): SqlStatement {
+export function compileHistoryUpdate(update: SqlStatement, storage: StorageInfo, info: ModelInfo, table: string, append: HistoryUpdateAppend, all: number | null, sentFields: Set<string>): SqlStatement {
   const bind = [...update.bind];
   const param = (value: unknown, cast: string) => {
     bind.push(value);
     return `$${bind.length}::${cast}`;
   };
-  const names: Record<string, string> = {};
-  for (const field of append.fields) names[columnOf(storage, field)] = field;
-  const map = param(JSON.stringify(names), 'jsonb');
+  // only the fields the update sent can change: one (name, before, after) row each, compared there
+  const sent = append.fields.filter((f) => sentFields.has(f));
+  const pairs = sent.map((f) => {
+    const col = quoteLiteral(columnOf(storage, f));
+    return `(${quoteLiteral(f)}, "w"."grr_before" -> ${col}, "w"."grr_after" -> ${col})`;
+  });
   const key = quoteLiteral(columnOf(storage, info.key));
   const version = info.versionField
     ? `("d"."grr_after" ->> ${quoteLiteral(columnOf(storage, info.versionField))})::integer`
     : `COALESCE((SELECT max("x"."version") FROM ${table} AS "x" WHERE "x"."record_id" = "d"."grr_after" ->> ${key}), 0) + 1`;
-  const changes =
-    `(SELECT COALESCE(jsonb_object_agg(${map} ->> "b"."key", jsonb_build_array("b"."value", "a"."value")), '{}'::jsonb) FROM jsonb_each("w"."grr_before") AS "b" ` +
-    `JOIN jsonb_each("w"."grr_after") AS "a" ON "a"."key" = "b"."key" WHERE ${map} ? "b"."key" AND "b"."value" IS DISTINCT FROM "a"."value")`;
+  const changes = pairs.length === 0 ? `'{}'::jsonb` : `(SELECT COALESCE(jsonb_object_agg("v"."k", jsonb_build_array("v"."b", "v"."a")), '{}'::jsonb) FROM (VALUES ${pairs.join(', ')}) AS "v"("k", "b", "a") WHERE "v"."b" IS DISTINCT FROM "v"."a")`;
   const prune = append.retain === null ? '' : `, "p" AS (DELETE FROM ${table} AS "x" USING "h" WHERE "x"."record_id" = "h"."record_id" AND "x"."version" <= "h"."version" - ${param(append.retain, 'integer')} RETURNING 1)`;
   const reached = `(SELECT count(*) FROM "w")`;
   const guard = all === null ? '' : `, CASE WHEN ${reached} = ${param(all, 'integer')} THEN NULL ELSE (${quoteLiteral(`${SHORTFALL}: `)} || ${reached})::int END AS "grr_guard"`;
