@@ -80,7 +80,12 @@ export function compileInsert(info: StorageInfo, key: string, records: Record<st
  * One UPDATE for every item whatever their changed fields: a field absent from an item's changes
  * keeps its value (CASE on the key's presence in that item's JSON). updated_at = now() truncated to milliseconds, only on a row where a sent value differs from the stored one (decision 67), (what a JS Date holds, so keyset cursors on timestamps compare exactly).
  */
-export function compileUpdate(info: StorageInfo, key: string, items: { id: unknown; changes: Record<string, unknown>; expected?: number }[], guard?: { field: string; isNull: boolean }, returned: string[] = [key], version: string | null | undefined = null, before = false): SqlStatement {
+/** `jsonb_build_object('<column>', "<alias>"."<column>", ...)`: the columns of a row as JSON (columns are the model's, never a client's). */
+export function rowObject(alias: string, columns: string[]): string {
+  return columns.length === 0 ? `'{}'::jsonb` : `jsonb_build_object(${columns.map((c) => `${quoteLiteral(c)}, ${quoteIdent(alias)}.${quoteIdent(c)}`).join(', ')})`;
+}
+
+export function compileUpdate(info: StorageInfo, key: string, items: { id: unknown; changes: Record<string, unknown>; expected?: number }[], guard?: { field: string; isNull: boolean }, returned: string[] = [key], version: string | null | undefined = null, before: boolean | string[] = false): SqlStatement {
   const managed = MANAGED(info, key);
   if (version) managed.add(version);
   const fields = [...new Set(items.flatMap((i) => Object.keys(i.changes)))].filter((f) => f in info.columns && !managed.has(f));
@@ -131,7 +136,7 @@ export function compileUpdate(info: StorageInfo, key: string, items: { id: unkno
       `UPDATE ${table} AS "t" SET ${sets.join(', ')} FROM ${source}${old} WHERE "t".${keyCol} = ${value(keyCol)}` +
       (guard ? ` AND "t".${quoteIdent(columnOf(info, guard.field))} IS ${guard.isNull ? '' : 'NOT '}NULL` : '') +
       (versionCol ? ` AND (${value(versionCol)} IS NULL OR "t".${versionCol} = ${value(versionCol)})` : '') +
-      ` RETURNING ${returned.map((f) => `"t".${quoteIdent(columnOf(info, f))} AS ${quoteIdent(f)}`).join(', ')}${before ? ', to_jsonb("o") AS "grr_before"' : ''}`,
+      ` RETURNING ${returned.map((f) => `"t".${quoteIdent(columnOf(info, f))} AS ${quoteIdent(f)}`).join(', ')}${before === false ? '' : `, ${before === true ? 'to_jsonb("o")' : rowObject('o', before)} AS "grr_before"`}`,
     bind: [json],
     // prepared, as the INSERT: one JSON document whatever the items, so one plan fits all
     prepare: true,

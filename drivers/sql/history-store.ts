@@ -9,7 +9,8 @@ import { quoteIdent, type SqlStatement } from './sql-builder';
 
 /**
  * Decision 83 on PostgreSQL: a record's history in `grr_history_<table>` (created at start), read
- * newest first through the index on (record_id, version DESC). `append` is ONE statement: the
+ * newest first through the index on (record_id, version DESC); no key of its own (an append-only
+ * log: one index to maintain per entry). `append` is ONE statement: the
  * entries as one JSON document, each version the record's own counter where none is given
  * (computed in the statement), and the retention's prune as a data-modifying CTE of the same
  * statement.
@@ -68,9 +69,12 @@ export function sqlHistoryStore(host: HistoryHost): HistoryCapability {
       const info = host.model(model);
       const storage = host.table(model);
       const fields = read ? host.fields(model, read) : [info.key];
-      const update = compileUpdate(storage, info.key, items, guard, fields, info.versionField, true);
+      // with an append, only the fields sent can change: only their columns travel as JSON
+      const sent = new Set([...items.flatMap((i) => Object.keys(i.changes)), ...(guard ? [guard.field] : [])]);
+      const columns = append ? append.fields.filter((f) => sent.has(f)).map((f) => columnOf(storage, f)) : true;
+      const update = compileUpdate(storage, info.key, items, guard, fields, info.versionField, columns);
       if (append) await this.ensure(model);
-      const statement = append ? compileHistoryUpdate(update, storage, info, historyTableOf(storage), append, all ? items.length : null, new Set([...items.flatMap((i) => Object.keys(i.changes)), ...(guard ? [guard.field] : [])])) : all ? allOrNone(update, items.length) : update;
+      const statement = append ? compileHistoryUpdate(update, storage, info, historyTableOf(storage), append, all ? items.length : null, sent) : all ? allOrNone(update, items.length) : update;
       // a shortfall of an all-or-none update: nothing written
       const raw = await run(statement, tx).catch((error: unknown) => (all && isShortfall(error) ? [] : Promise.reject(error)));
       const before = raw.map((r) => {
@@ -88,8 +92,8 @@ export function sqlHistoryStore(host: HistoryHost): HistoryCapability {
       if (!done) {
         const index = quoteIdent(`grr_history_${info.table}_record`);
         done = (async () => {
-          await run({ sql: `CREATE TABLE IF NOT EXISTS ${table} ("id" bigserial PRIMARY KEY, "record_id" text NOT NULL, "version" integer NOT NULL, "op" text NOT NULL, "at" timestamptz NOT NULL, "actor" jsonb NOT NULL, "request_id" text, "changes" jsonb NOT NULL)`, bind: [] }).catch(harmless);
-          await run({ sql: `CREATE INDEX IF NOT EXISTS ${index} ON ${table} ("record_id", "version" DESC, "id" DESC)`, bind: [] }).catch(harmless);
+          await run({ sql: `CREATE TABLE IF NOT EXISTS ${table} ("record_id" text NOT NULL, "version" integer NOT NULL, "op" text NOT NULL, "at" timestamptz NOT NULL, "actor" jsonb NOT NULL, "request_id" text, "changes" jsonb NOT NULL)`, bind: [] }).catch(harmless);
+          await run({ sql: `CREATE INDEX IF NOT EXISTS ${index} ON ${table} ("record_id", "version" DESC)`, bind: [] }).catch(harmless);
         })();
         ready.set(table, done);
         done.catch(() => ready.delete(table));
@@ -104,15 +108,15 @@ export function sqlHistoryStore(host: HistoryHost): HistoryCapability {
       const table = historyTableOf(tableOf(model));
       const [row] = await run({
         sql:
-          `SELECT (SELECT count(*) FROM ${table} WHERE "record_id" = $1) AS "total", COALESCE((SELECT jsonb_agg(to_jsonb("x") ORDER BY "x"."version" DESC, "x"."id" DESC) FROM ` +
-          `(SELECT * FROM ${table} WHERE "record_id" = $1 ORDER BY "version" DESC, "id" DESC OFFSET $2 LIMIT $3) AS "x"), '[]'::jsonb) AS "entries"`,
+          `SELECT (SELECT count(*) FROM ${table} WHERE "record_id" = $1) AS "total", COALESCE((SELECT jsonb_agg(to_jsonb("x") ORDER BY "x"."version" DESC) FROM ` +
+          `(SELECT * FROM ${table} WHERE "record_id" = $1 ORDER BY "version" DESC OFFSET $2 LIMIT $3) AS "x"), '[]'::jsonb) AS "entries"`,
         bind: [String(recordId), offset, limit],
       });
       return { total: Number(row?.total ?? 0), entries: ((row?.entries ?? []) as Record<string, unknown>[]).map(entryOf) };
     },
     async entry(model, recordId, version) {
       const table = historyTableOf(tableOf(model));
-      const [row] = await run({ sql: `SELECT * FROM ${table} WHERE "record_id" = $1 AND "version" = $2 ORDER BY "id" DESC LIMIT 1`, bind: [String(recordId), version] });
+      const [row] = await run({ sql: `SELECT * FROM ${table} WHERE "record_id" = $1 AND "version" = $2 ORDER BY "at" DESC LIMIT 1`, bind: [String(recordId), version] });
       return row ? entryOf(row) : null;
     },
   };

@@ -1,7 +1,7 @@
 import type { HistoryUpdateAppend } from '../../lib/driver';
 import type { ModelInfo } from '../../lib/resource/model-info';
 import { SHORTFALL } from './all-or-none';
-import { columnOf } from './compile-writes';
+import { columnOf, rowObject } from './compile-writes';
 import type { StorageInfo } from './model-map';
 import { quoteLiteral, type SqlStatement } from './sql-builder';
 
@@ -35,7 +35,7 @@ export function compileHistoryUpdate(update: SqlStatement, storage: StorageInfo,
   const guard = all === null ? '' : `, CASE WHEN ${reached} = ${param(all, 'integer')} THEN NULL ELSE (${quoteLiteral(`${SHORTFALL}: `)} || ${reached})::int END AS "grr_guard"`;
   return {
     sql:
-      `WITH "w" AS (${update.sql}, to_jsonb("t") AS "grr_after"), "d" AS (SELECT "w".*, ${changes} AS "grr_changes" FROM "w"), ` +
+      `WITH "w" AS (${update.sql}, ${rowObject('t', [...new Set([columnOf(storage, info.key), ...(info.versionField ? [columnOf(storage, info.versionField)] : []), ...sent.map((f) => columnOf(storage, f))])])} AS "grr_after"), "d" AS (SELECT "w".*, ${changes} AS "grr_changes" FROM "w"), ` +
       `"h" AS (INSERT INTO ${table} ("record_id", "version", "op", "at", "actor", "request_id", "changes") SELECT "d"."grr_after" ->> ${key}, ${version}, ${param(append.op, 'text')}, now(), ${param(JSON.stringify(append.actor), 'jsonb')}, ${param(append.requestId, 'text')}, "d"."grr_changes" FROM "d" WHERE "d"."grr_changes" <> '{}'::jsonb RETURNING "record_id", "version")` +
       `${prune} SELECT "d".*${guard} FROM "d"`,
     bind,
