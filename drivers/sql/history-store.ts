@@ -63,6 +63,8 @@ export function sqlHistoryStore(host: HistoryHost): HistoryCapability {
   const tableOf = (model: string) => host.table(model);
   const run = host.run;
   const ready = new Map<string, Promise<void>>();
+  /** Whether the server is PostgreSQL 18 or later (`RETURNING old.*`), asked once with the first table's creation. */
+  let returnsOld = false;
   return {
     async update(model, items, tx, guard, read, all, append) {
       if (items.length === 0) return { rows: [], before: [] };
@@ -71,9 +73,11 @@ export function sqlHistoryStore(host: HistoryHost): HistoryCapability {
       const fields = read ? host.fields(model, read) : [info.key];
       // with an append, only the fields sent can change: only their columns travel as JSON
       const sent = new Set([...items.flatMap((i) => Object.keys(i.changes)), ...(guard ? [guard.field] : [])]);
-      const columns = append ? append.fields.filter((f) => sent.has(f)).map((f) => columnOf(storage, f)) : true;
-      const update = compileUpdate(storage, info.key, items, guard, fields, info.versionField, columns);
+      const sentColumns = append ? append.fields.filter((f) => sent.has(f)).map((f) => columnOf(storage, f)) : null;
       if (append) await this.ensure(model);
+      // PostgreSQL 18 answers the row as it was in RETURNING (`old`); older servers join it
+      const columns = sentColumns === null ? true : returnsOld ? { old: sentColumns } : sentColumns;
+      const update = compileUpdate(storage, info.key, items, guard, fields, info.versionField, columns);
       const statement = append ? compileHistoryUpdate(update, storage, info, historyTableOf(storage), append, all ? items.length : null, sent) : all ? allOrNone(update, items.length) : update;
       // a shortfall of an all-or-none update: nothing written
       const raw = await run(statement, tx).catch((error: unknown) => (all && isShortfall(error) ? [] : Promise.reject(error)));
@@ -92,6 +96,8 @@ export function sqlHistoryStore(host: HistoryHost): HistoryCapability {
       if (!done) {
         const index = quoteIdent(`grr_history_${info.table}_record`);
         done = (async () => {
+          const [server] = await run({ sql: `SELECT current_setting('server_version_num')::integer AS "n"`, bind: [] });
+          returnsOld = Number(server?.n ?? 0) >= 180000;
           await run({ sql: `CREATE TABLE IF NOT EXISTS ${table} ("record_id" text NOT NULL, "version" integer NOT NULL, "op" text NOT NULL, "at" timestamptz NOT NULL, "actor" jsonb NOT NULL, "request_id" text, "changes" jsonb NOT NULL)`, bind: [] }).catch(harmless);
           await run({ sql: `CREATE INDEX IF NOT EXISTS ${index} ON ${table} ("record_id", "version" DESC)`, bind: [] }).catch(harmless);
         })();
