@@ -23,7 +23,6 @@ export function historyRoutes(service: ResourceService, config: RestConfig): Rou
       method: 'get',
       path: `/${resource}/:id/history`,
       access: 'read',
-      permissions: [`${resource}.show`],
       params: ['pagination', 'soft_delete'],
       summary: "A record's history, newest first",
       handler: (input) => historyPage(service, id(input), input.params, input.ctx, config),
@@ -35,6 +34,7 @@ export function historyRoutes(service: ResourceService, config: RestConfig): Rou
       method: 'post',
       path: `/${resource}/:id/history/:version/revert`,
       access: 'update',
+      // a revert is an update of the record: the update permission (the name alone would stand for `revert`)
       permissions: [`${resource}.update`],
       params: [],
       summary: 'Write back the fields a version changed',

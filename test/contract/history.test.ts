@@ -116,6 +116,9 @@ forEachDriver('history (decision 83)', (ctx) => {
     const user = await ctx.user();
     const review = (await admin().post('/reviews').send({ product_id: product.id, user_id: user.id, rating: 4 })).body.model as Rec;
     expect((await admin().delete(`/reviews/${review.id}`)).status).to.equal(200);
+    // a trashed record's history needs soft_delete=with, as its show does
+    expectError(await admin().get(`/reviews/${review.id}/history`), 404, 'not_found');
+    expect((await history('reviews', review.id, ctx.app.info.adminToken, '?soft_delete=with')).map((e) => e.op)).to.deep.equal(['deleted', 'created']);
     expect((await admin().post(`/reviews/${review.id}/restore`)).status).to.equal(200);
     expect((await admin().delete(`/users/${user.id}`)).status).to.equal(200);
     const entries = await history('reviews', review.id);
