@@ -21,15 +21,17 @@ export function compileHistoryUpdate(update: SqlStatement, storage: StorageInfo,
   };
   // only the fields the update sent can change: one (name, before, after) row each, compared there
   const sent = append.fields.filter((f) => sentFields.has(f));
+  // each changed field's object, concatenated: no subquery per row
   const pairs = sent.map((f) => {
     const col = quoteLiteral(columnOf(storage, f));
-    return `(${quoteLiteral(f)}, "w"."grr_before" -> ${col}, "w"."grr_after" -> ${col})`;
+    const [was, now] = [`"w"."grr_before" -> ${col}`, `"w"."grr_after" -> ${col}`];
+    return `CASE WHEN ${was} IS DISTINCT FROM ${now} THEN jsonb_build_object(${quoteLiteral(f)}, jsonb_build_array(${was}, ${now})) ELSE '{}'::jsonb END`;
   });
   const key = quoteLiteral(columnOf(storage, info.key));
   const version = info.versionField
     ? `("d"."grr_after" ->> ${quoteLiteral(columnOf(storage, info.versionField))})::integer`
     : `COALESCE((SELECT max("x"."version") FROM ${table} AS "x" WHERE "x"."record_id" = "d"."grr_after" ->> ${key}), 0) + 1`;
-  const changes = pairs.length === 0 ? `'{}'::jsonb` : `(SELECT COALESCE(jsonb_object_agg("v"."k", jsonb_build_array("v"."b", "v"."a")), '{}'::jsonb) FROM (VALUES ${pairs.join(', ')}) AS "v"("k", "b", "a") WHERE "v"."b" IS DISTINCT FROM "v"."a")`;
+  const changes = pairs.length === 0 ? `'{}'::jsonb` : `(${pairs.join(' || ')})`;
   const prune = append.retain === null ? '' : `, "p" AS (DELETE FROM ${table} AS "x" USING "h" WHERE "x"."record_id" = "h"."record_id" AND "x"."version" <= "h"."version" - ${param(append.retain, 'integer')} RETURNING 1)`;
   const reached = `(SELECT count(*) FROM "w")`;
   const guard = all === null ? '' : `, CASE WHEN ${reached} = ${param(all, 'integer')} THEN NULL ELSE (${quoteLiteral(`${SHORTFALL}: `)} || ${reached})::int END AS "grr_guard"`;
