@@ -195,6 +195,37 @@ forEachDriver('history (decision 83)', (ctx) => {
     expect((await history('orders', created.id)).length).to.equal(4);
   });
 
+  it('revert under the write policy: a field the caller may not write answers as the same update would, nothing appended', async () => {
+    const product = (await admin().post('/products').send({ name: 'Guarded', sku: ctx.unique('G'), price: 9, cost: 4 })).body.model as Rec;
+    expect((await admin().patch(`/products/${product.id}`).send({ cost: 6 })).status).to.equal(200);
+    const [top] = await history('products', product.id);
+    const direct = await as(editor.token).patch(`/products/${product.id}`).send({ cost: 4 });
+    const revert = await as(editor.token).post(`/products/${product.id}/history/${top.version - 1}/revert`);
+    // cost is written by admins only: the same 422 as the PATCH an editor could send
+    expectError(direct, 422, 'validation_error');
+    expectError(revert, 422, 'validation_error');
+    expect(revert.body.errors).to.have.property('cost');
+    expect(await history('products', product.id)).to.have.length(2);
+  });
+
+  it('an Idempotency-Key replay appends nothing', async () => {
+    const created = await newOrder({ notes: 'idem' });
+    const key = ctx.unique('idem');
+    const first = await admin().patch(`/orders/${created.id}`).set('Idempotency-Key', key).send({ notes: 'once' });
+    expect(first.status, first.text).to.equal(200);
+    const replay = await admin().patch(`/orders/${created.id}`).set('Idempotency-Key', key).send({ notes: 'once' });
+    expect(replay.headers['idempotent-replayed']).to.equal('true');
+    expect((await history('orders', created.id)).map((e) => e.op)).to.deep.equal(['updated', 'created']);
+  });
+
+  it('an upsert that changes nothing appends nothing', async () => {
+    const created = await newOrder({ notes: 'same' });
+    const up = await admin().post('/orders/upsert').send({ match: ['number'], order: [{ number: created.number, notes: 'same' }] });
+    expect(up.status, up.text).to.equal(200);
+    expect(up.body.unchanged).to.equal(1);
+    expect(await history('orders', created.id)).to.have.length(1);
+  });
+
   it('a resource without history has no history routes (JSON 404)', async () => {
     const tag = await ctx.tagRec();
     const res = await ctx.request().get(`${API}/tags/${tag.id}/history`);
