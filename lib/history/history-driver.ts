@@ -32,10 +32,12 @@ export function historyDriver(inner: Driver, book: HistoryBook): Driver {
     if (!fields) fieldsOf.set(info.name, (fields = trackedFields(info)));
     return fields;
   };
-  const entry = (recordId: Id, version: number | null, op: HistoryOp, changes: HistoryEntryInput['changes'], at: Date): HistoryEntryInput => {
+  /** Who writes: the request's caller and id (none outside a request: the application itself). */
+  const who = (): Pick<HistoryEntryInput, 'actor' | 'requestId'> => {
     const ctx = currentContext();
-    return { recordId, version, op, at, actor: { id: ctx?.user?.id ?? null, roles: ctx?.roles ?? [] }, requestId: ctx?.requestId ?? null, changes };
+    return { actor: { id: ctx?.user?.id ?? null, roles: ctx?.roles ?? [] }, requestId: ctx?.requestId ?? null };
   };
+  const entry = (recordId: Id, version: number | null, op: HistoryOp, changes: HistoryEntryInput['changes'], at: Date): HistoryEntryInput => ({ recordId, version, op, at, ...who(), changes });
   const append = async (model: string, entries: HistoryEntryInput[], tx: Transaction) => {
     if (entries.length === 0) return;
     await store.ensure(model);
@@ -51,9 +53,8 @@ export function historyDriver(inner: Driver, book: HistoryBook): Driver {
   const opOf = (info: ModelInfo, guard?: UpdateGuard): HistoryOp => (guard && guard.field === info.softDelete ? (guard.isNull ? 'deleted' : 'restored') : isReverting(currentContext()) ? 'reverted' : 'updated');
   /** What an update's own statement appends (stores that can, PostgreSQL). */
   const appendOf = (model: string, guard?: UpdateGuard): HistoryUpdateAppend => {
-    const ctx = currentContext();
     const info = infoOf(model);
-    return { op: opOf(info, guard), actor: { id: ctx?.user?.id ?? null, roles: ctx?.roles ?? [] }, requestId: ctx?.requestId ?? null, retain: book.retainOf(model) ?? null, fields: tracked(info) };
+    return { op: opOf(info, guard), ...who(), retain: book.retainOf(model) ?? null, fields: tracked(info) };
   };
   const nextVersion = (info: ModelInfo, row: Row | undefined) => (info.versionField && row && typeof row[info.versionField] === 'number' ? (row[info.versionField] as number) + 1 : null);
   const created = (model: string, records: Record<string, unknown>[], ids: Array<Id | null>) => {
