@@ -43,10 +43,12 @@ export function historyDriver(inner: Driver, book: HistoryBook): Driver {
     await store.ensure(model);
     await store.append(model, entries, book.retainOf(model) ?? null, tx);
   };
-  /** The records as stored before the write (trashed ones included), by key. */
-  const before = async (model: string, ids: Id[], tx: Transaction): Promise<Map<string, Row>> => {
+  /** The records as stored before the write (trashed ones included), by key; with `items`, only the fields they write (and the key, version and soft-delete field). */
+  const before = async (model: string, ids: Id[], tx: Transaction, items?: Array<{ changes: Record<string, unknown> }>): Promise<Map<string, Row>> => {
     const info = infoOf(model);
-    const query: ListQuery = { ...byIdsQuery(info, ids, { select: null, relations: [] }), ...(info.softDelete ? { trashed: 'with' as const } : {}) };
+    const written = items ? new Set(items.flatMap((i) => Object.keys(i.changes))) : null;
+    const select = written ? [...new Set([info.key, ...[info.versionField, info.softDelete].filter((f): f is string => Boolean(f)), ...tracked(info).filter((f) => written.has(f))])] : null;
+    const query: ListQuery = { ...byIdsQuery(info, ids, { select, relations: [] }), ...(info.softDelete ? { trashed: 'with' as const } : {}) };
     const { rows } = await inner.list(query, tx);
     return new Map(rows.map((row) => [String(row[info.key]), row]));
   };
@@ -86,7 +88,7 @@ export function historyDriver(inner: Driver, book: HistoryBook): Driver {
       if (!kept(model) || items.length === 0) return inner.update(model, items, tx, guard);
       // PostgreSQL: the UPDATE appends its own entries (no statement added)
       if (store.update) return (await store.update(model, items, tx, guard, null, false, appendOf(model, guard))).rows.length;
-      const was = await before(model, items.map((i) => i.id), tx);
+      const was = await before(model, items.map((i) => i.id), tx, items);
       const count = await inner.update(model, items, tx, guard);
       await append(model, updated(model, items, was, guard), tx);
       return count;
@@ -139,7 +141,7 @@ export function historyDriver(inner: Driver, book: HistoryBook): Driver {
       const last = tx.endsWithNext;
       // the append comes after the UPDATE: it, not the UPDATE, may carry the COMMIT
       tx.endsWithNext = false;
-      const was = await before(model, items.map((i) => i.id), tx);
+      const was = await before(model, items.map((i) => i.id), tx, items);
       const rows = await updateRows(model, items, tx, read, allOrNone);
       const key = infoOf(model).key;
       const written = new Set(rows.map((row) => String(row[key])));
@@ -152,7 +154,7 @@ export function historyDriver(inner: Driver, book: HistoryBook): Driver {
     const upsert = inner.upsert.bind(inner);
     wrapped.upsert = async (model: string, chunk: UpsertChunk, tx: Transaction) => {
       if (!kept(model)) return upsert(model, chunk, tx);
-      const was = chunk.matchedIds.length > 0 ? await before(model, chunk.matchedIds, tx) : new Map<string, Row>();
+      const was = chunk.matchedIds.length > 0 ? await before(model, chunk.matchedIds, tx, chunk.matched.map((changes) => ({ changes }))) : new Map<string, Row>();
       const outcome = await upsert(model, chunk, tx);
       const changedItems = chunk.matchedIds.flatMap((id, i) => (outcome.matched[i] === 'updated' ? [{ id, changes: chunk.matched[i] }] : []));
       const news = chunk.created.flatMap((record, i) => (outcome.created[i] === 'created' ? [{ record, id: outcome.createdIds[i] ?? null }] : []));
