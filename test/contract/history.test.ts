@@ -230,5 +230,9 @@ forEachDriver('history (decision 83)', (ctx) => {
     const tag = await ctx.tagRec();
     const res = await ctx.request().get(`${API}/tags/${tag.id}/history`);
     expectError(res, 404, 'not_found');
+    // products keep no history in the example app, and have relation routes: still the JSON 404, not a relation error
+    const product = await ctx.product();
+    expectError(await ctx.request().get(`${API}/products/${product.id}/history`), 404, 'not_found');
+    expectError(await ctx.request().post(`${API}/products/${product.id}/history/1/revert`), 404, 'not_found');
   });
 });
