@@ -37,6 +37,8 @@ export interface ExampleAppOptions {
    * server is refused at start). false declares `transactions: false` for the connection.
    */
   mongoTransactions?: boolean;
+  /** History per resource name over the example's (orders keep history, decision 83): the tests' and benchmark's other settings. */
+  history?: Record<string, boolean | { retain?: { versions: number } }>;
 }
 
 export interface ExampleAppInfo {
@@ -100,7 +102,8 @@ export async function createExampleApp(options: ExampleAppOptions): Promise<Exam
     // database must not hold a request longer; REST_REQUEST_TIMEOUT_MS or apiOptions still decide
     const deadline = process.env.REST_REQUEST_TIMEOUT_MS ? {} : { requestTimeoutMs: EXAMPLE_REQUEST_TIMEOUT_MS };
     const api = createRestApi({ logger: options.logger, bodyLimit: '1mb', auth, ...options.apiOptions, config: { ...deadline, ...options.apiOptions?.config } });
-    for (const declaration of exampleResources(backend.models, backend.driver, guard.forget)) {
+    for (const declared of exampleResources(backend.models, backend.driver, guard.forget)) {
+      const declaration = options.history && declared.name in options.history ? { ...declared, history: options.history[declared.name] } : declared;
       api.register(declaration, { updateMultipleRoutes: ['batch', 'update-multiple'], relationRoutes: exampleRelationRoutes[declaration.MODEL] });
     }
     // the database is asked what it is before anything is written (a standalone MongoDB is refused, decision 65)

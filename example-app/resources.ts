@@ -126,6 +126,8 @@ export function exampleResources(models: MongoModels | SqlModels, driver: Driver
       validation: order,
       upsertKeys: [['number']],
       versionField: 'version',
+      // decision 83: who changed what and when, readable under the read policy, with revert
+      history: true,
     },
     {
       name: 'users',

@@ -34,8 +34,9 @@ import { hookScope, ownershipScope } from './service/policy/scopes';
 import { ChangeFeed } from './changes/change-feed';
 import { changeSettingsFromEnv } from './changes/types';
 import { changesRoute, type Reauthenticate } from './changes/changes-routes';
+import { enableHistory } from './history/enable-history';
+import { historyRoutes } from './history/history-routes';
 import { stopServer } from './http/shutdown';
-
 import type { AuthorizeOptions, RegisterOptions, RestApi, RestApiOptions } from './api-types';
 import { unavailable } from './database-unavailable';
 
@@ -54,6 +55,7 @@ export function createRestApi(options: RestApiOptions = {}): RestApi {
   const middlewares: RouteMiddlewareFactory[] = [];
   const routeOptions = new Map<string, RegisterOptions>();
   let built: Router | null = null;
+  let historyReady: (() => Promise<void>) | null = null;
   const templates = new Map<string, () => PdfTemplate>([['pdf', tableTemplate]]);
   const auth = options.auth
     ? new Authorizer(
@@ -64,13 +66,7 @@ export function createRestApi(options: RestApiOptions = {}): RestApi {
       )
     : null;
   const cacheSettings = cacheSettingsFromEnv(options.cache);
-  const cache = new ReadCache(
-    cacheSettings,
-    log,
-    (model) => registry.entry(model).declaration.cache,
-    pipeline.targetOf,
-    options.cacheStore,
-  );
+  const cache = new ReadCache(cacheSettings, log, (model) => registry.entry(model).declaration.cache, pipeline.targetOf, options.cacheStore);
   // with the cache off the routes run their reads directly: no request passes through it
   const reads: ReadGate = cacheSettings.enabled ? cachedReads(cache) : directRead;
 
@@ -141,7 +137,7 @@ export function createRestApi(options: RestApiOptions = {}): RestApi {
       const implicitOnly = configured.implicitParent?.explicit === false ? configured.implicitParent.prefix : null;
       router.all(`/${resource}/:parent_id/:relation{/*rest}`, (req, res, next) => {
         // restore and force are resource routes (of soft-deletable resources): elsewhere simply absent
-        if (['restore', 'force'].includes(String(req.params.relation)) && !req.params.rest) return next();
+        if ((['restore', 'force'].includes(String(req.params.relation)) && !req.params.rest) || req.params.relation === 'history') return next();
         const answer = () => {
           const relation = String(req.params.relation);
           if (implicitOnly && segments.includes(relation)) {
@@ -203,6 +199,8 @@ export function createRestApi(options: RestApiOptions = {}): RestApi {
     router() {
       if (built) return built;
       registry.build();
+      // decision 83: history's driver beneath the change feed's recording, so its writes are the write's
+      historyReady = enableHistory(registry);
       // every write through a resource's driver reaches the change feed after its commit
       changes.attach(registry);
       for (const entry of registry.entriesList()) {
@@ -210,6 +208,7 @@ export function createRestApi(options: RestApiOptions = {}): RestApi {
         services.set(entry.info.name, service);
         // before `/:id`, so `changes` is never taken for an id
         table.add(changesRoute(service, changes, pipeline, config, reauthenticate));
+        table.add(...historyRoutes(service, config));
         const chosen = routeOptions.get(entry.info.name)?.updateMultipleRoutes ?? ['batch', 'update-multiple'];
         const hierarchy = new HierarchyReads(service, config);
         table.add(...resourceRoutes(service, { updateMultipleRoutes: chosen, read: reads, hierarchy }));
@@ -233,7 +232,7 @@ export function createRestApi(options: RestApiOptions = {}): RestApi {
         return { resource: entry.declaration.name, softDelete: Boolean(entry.info.softDelete), hierarchy: Boolean(entry.info.hierarchyField) };
       };
       const dispatch = buildRouter(table, [protect, ...middlewares], { beforeRespond: (ctx) => (ctx.touched.size > 0 ? Promise.all([settled(ctx.touched), ryw.wrote(ctx.user)]).then(() => undefined) : undefined), around: ryw.around, deadlineMs: config.requestTimeoutMs, allowParams, scope: paramScope, idempotency: idempotencyGate((model) => services.get(model)) });
-      router.use(apiFront({ log, bodyLimit: options.bodyLimit, context: options.context }, dispatch));
+      router.use(apiFront({ log, bodyLimit: options.bodyLimit, context: options.context, enterContext: historyReady !== null }, dispatch));
       router.use(unconfiguredRelations());
       router.use(unmatchedRoutes(table));
       // a database that is down or too slow answers 503 wherever it was asked (an auth hook too)
@@ -244,6 +243,7 @@ export function createRestApi(options: RestApiOptions = {}): RestApi {
     async ready() {
       api.router();
       for (const driver of registry.drivers()) await driver.ready?.();
+      await historyReady?.();
     },
     routes() {
       return table;

@@ -81,6 +81,13 @@ export interface ResourceDeclaration<M = unknown> extends ModelDeclaration<M> {
   versionField?: string;
   /** With a version field: a PUT, PATCH or DELETE of one record without `If-Match` is a 428. */
   requireIfMatch?: boolean;
+  /**
+   * Decision 83: every committed write appends one entry per record it touched to a table or
+   * collection the library creates (`grr_history_<table>`), in the write's transaction;
+   * `GET /{resource}/{id}/history` reads them and `POST .../history/{version}/revert` writes one
+   * back. `retain.versions` keeps only each record's newest entries.
+   */
+  history?: boolean | { retain?: { versions: number } };
 }
 
 /** One relation opted in to nested writes, with the pivot columns its links may write. */
@@ -160,4 +167,6 @@ export interface RequestContext {
   touched: Set<string>;
   /** Free room for hooks and application middleware. */
   locals: Record<string, unknown>;
+  /** The request's id (`X-Request-Id`, taken from the request when well-formed, else made), for history entries (decision 83). */
+  requestId?: string;
 }

@@ -22,6 +22,7 @@ import { connectionOptions, openedConnection, whereOf, type MongoConnectionOptio
 import { readPreferenceFor } from './read-preference';
 import { translateMongoError } from './translate-error';
 import { upsertRecords } from './upsert-writes';
+import { mongoHistoryStore } from './history-store';
 import { mongoIdempotencyStore } from './idempotency-store';
 import { checkMongoServer, inspectMongoServer, MongoServerRefusedError, type MongoServerFacts } from './server-check';
 import type { Catalog } from '../../lib/resource/model-info';
@@ -219,18 +220,15 @@ export class MongoDriver extends ConnectionDriver<Connection> implements Driver 
     return updateRecords(this.writes, model, items, tx, guard);
   }
 
-  /** Decision 79: one bulkWrite of upserts per chunk; decision 80: the Idempotency-Key store. */
+  /** Decision 79: one bulkWrite of upserts per chunk; decision 80: the Idempotency-Key store; decision 83: history (history-store.ts). */
   upsert = (model: string, chunk: UpsertChunk, tx: Transaction): Promise<UpsertOutcome> => upsertRecords(this.writes, model, chunk, tx);
   readonly idempotency = mongoIdempotencyStore(() => this.db());
+  readonly history = mongoHistoryStore(() => this.db(), (m) => this.collection(m), (tx) => this.session(tx));
 
   async delete(model: string, ids: Id[], tx: Transaction): Promise<Id[]> {
     if (ids.length === 0) return [];
-    const deleted = await deleteWithRules(
-      { catalog: this.requireCatalog(), db: this.db(), collection: (m) => this.collection(m), session: this.session(tx) },
-      model,
-      ids.map((id) => toObjectId(String(id))),
-    );
-    return deleted.map((id) => String(outputValue(id)));
+    const rules = { catalog: this.requireCatalog(), db: this.db(), collection: (m: string) => this.collection(m), session: this.session(tx) };
+    return (await deleteWithRules(rules, model, ids.map((id) => toObjectId(String(id))))).map((id) => String(outputValue(id)));
   }
 
   /** What the write operations and pivot writes need of this driver. */

@@ -1,7 +1,7 @@
 import { quoteLiteral, type SqlStatement } from './sql-builder';
 
 /** In the message of the error a guarded statement raises: it would have written fewer rows than asked. */
-const SHORTFALL = 'generic-resource-rest: fewer rows than ids';
+export const SHORTFALL = 'generic-resource-rest: fewer rows than ids';
 
 /**
  * A data-modifying statement (`... RETURNING`) that writes all `expected` rows or none: when it

@@ -80,7 +80,17 @@ export function compileInsert(info: StorageInfo, key: string, records: Record<st
  * One UPDATE for every item whatever their changed fields: a field absent from an item's changes
  * keeps its value (CASE on the key's presence in that item's JSON). updated_at = now() truncated to milliseconds, only on a row where a sent value differs from the stored one (decision 67), (what a JS Date holds, so keyset cursors on timestamps compare exactly).
  */
-export function compileUpdate(info: StorageInfo, key: string, items: { id: unknown; changes: Record<string, unknown>; expected?: number }[], guard?: { field: string; isNull: boolean }, returned: string[] = [key], version: string | null | undefined = null): SqlStatement {
+/** `jsonb_build_object('<column>', "<alias>"."<column>", ...)`: the columns of a row as JSON (columns are the model's, never a client's). */
+export function rowObject(alias: string, columns: string[]): string {
+  // PostgreSQL 18's RETURNING names the row before the update `old`, a keyword rather than an alias
+  const prefix = alias === 'old' ? 'old' : quoteIdent(alias);
+  return columns.length === 0 ? `'{}'::jsonb` : `jsonb_build_object(${columns.map((c) => `${quoteLiteral(c)}, ${prefix}.${quoteIdent(c)}`).join(', ')})`;
+}
+
+/** The row as it was, for history (decision 83): every column (`true`, joined), some columns joined, or some read from PostgreSQL 18's `old` in RETURNING. */
+export type BeforeRow = boolean | string[] | { old: string[] };
+
+export function compileUpdate(info: StorageInfo, key: string, items: { id: unknown; changes: Record<string, unknown>; expected?: number }[], guard?: { field: string; isNull: boolean }, returned: string[] = [key], version: string | null | undefined = null, before: BeforeRow = false): SqlStatement {
   const managed = MANAGED(info, key);
   if (version) managed.add(version);
   const fields = [...new Set(items.flatMap((i) => Object.keys(i.changes)))].filter((f) => f in info.columns && !managed.has(f));
@@ -124,12 +134,15 @@ export function compileUpdate(info: StorageInfo, key: string, items: { id: unkno
   const source = uniform
     ? `jsonb_populate_recordset(NULL::${table}, $1::jsonb) AS "u"`
     : `(SELECT "e"."j", jsonb_populate_record(NULL::${table}, "e"."j") AS "r" FROM jsonb_array_elements($1::jsonb) AS "e"("j")) AS "u"`;
+  // decision 83 (history): the row as it was, from the statement's snapshot, joined by key and returned as "grr_before"
+  const old = before === true || Array.isArray(before) ? ` JOIN ${table} AS "o" ON "o".${keyCol} = ${value(keyCol)}` : '';
+  const beforeRow = before === false ? '' : `, ${before === true ? 'to_jsonb("o")' : Array.isArray(before) ? rowObject('o', before) : rowObject('old', before.old)} AS "grr_before"`;
   return {
     sql:
-      `UPDATE ${table} AS "t" SET ${sets.join(', ')} FROM ${source} WHERE "t".${keyCol} = ${value(keyCol)}` +
+      `UPDATE ${table} AS "t" SET ${sets.join(', ')} FROM ${source}${old} WHERE "t".${keyCol} = ${value(keyCol)}` +
       (guard ? ` AND "t".${quoteIdent(columnOf(info, guard.field))} IS ${guard.isNull ? '' : 'NOT '}NULL` : '') +
       (versionCol ? ` AND (${value(versionCol)} IS NULL OR "t".${versionCol} = ${value(versionCol)})` : '') +
-      ` RETURNING ${returned.map((f) => `"t".${quoteIdent(columnOf(info, f))} AS ${quoteIdent(f)}`).join(', ')}`,
+      ` RETURNING ${returned.map((f) => `"t".${quoteIdent(columnOf(info, f))} AS ${quoteIdent(f)}`).join(', ')}${beforeRow}`,
     bind: [json],
     // prepared, as the INSERT: one JSON document whatever the items, so one plan fits all
     prepare: true,

@@ -14,6 +14,7 @@ import type { AggregateQuery, AggregateResult } from '../../lib/query/aggregate-
 import { selectFields } from './compile-relations';
 import { CompileContext } from './compile-context';
 import { runUpsert } from './compile-upsert';
+import { sqlHistoryStore } from './history-store';
 import { sqlIdempotencyStore } from './idempotency-store';
 import { compileExistingIds, compileInsert, compileUpdate, type InsertDefaults } from './compile-writes';
 import { convertValue } from './convert-value';
@@ -221,16 +222,15 @@ export class SqlDriver extends ConnectionDriver<Sequelize> implements Driver, Js
     const { key, versionField } = this.requireCatalog().model(model);
     const update = compileUpdate(this.table(model), key, items, undefined, fields, versionField);
     const target = this.tx(tx);
-    const rows = await this.run(all ? allOrNone(update, items.length) : update, target).catch((error: unknown) => {
-      if (all && isShortfall(error)) return []; // nothing written
-      throw error;
-    });
+    // a shortfall: nothing written
+    const rows = await this.run(all ? allOrNone(update, items.length) : update, target).catch((error: unknown) => (all && isShortfall(error) ? [] : Promise.reject(error)));
     return rows.map((r) => this.shape(model, fields, r));
   }
 
-  /** Decision 79: one chunk of an upsert in one statement (compile-upsert.ts); decision 80: the Idempotency-Key store. */
+  /** Decision 79: one chunk of an upsert in one statement (compile-upsert.ts); decision 80: the Idempotency-Key store; decision 83: history (history-store.ts). */
   upsert = (model: string, chunk: UpsertChunk, tx: Transaction): Promise<UpsertOutcome> => runUpsert(this.table(model), this.requireCatalog().model(model), chunk, this.defaultsOf(model), (s) => this.run(s, this.tx(tx)), chunk.read ? selectFields(new CompileContext(this.requireCatalog(), this.tables), model, chunk.read.select, []) : [], (fields, raw) => this.shape(model, fields, raw));
   readonly idempotency = sqlIdempotencyStore((s) => this.transaction((tx) => this.run(s, this.tx(tx)))); // writes: never a read lease (a replica, READ ONLY)
+  readonly history = sqlHistoryStore({ table: (m) => this.table(m), model: (m) => this.requireCatalog().model(m), run: (s, tx) => this.run(s, this.tx(tx as Transaction | undefined)), fields: (m, read) => selectFields(new CompileContext(this.requireCatalog(), this.tables), m, read.select, []), shape: (m, fields, raw) => this.shape(m, fields, raw) });
 
   /** One `DELETE ... RETURNING`: exactly the rows this statement removed (a concurrent delete's rows are not reported). */
   async delete(model: string, ids: Id[], tx: Transaction): Promise<Id[]> {

@@ -41,6 +41,8 @@ export async function openMongoBackend(uri: string, options: { transactions?: bo
         for (const model of allMongoModels(models)) await model.deleteMany({});
         // the library's Idempotency-Key store (decision 80)
         await connection.db!.collection('grr_idempotency_keys').deleteMany({});
+        // the library's history collections (decision 83)
+        for (const model of allMongoModels(models)) await connection.db!.collection(`grr_history_${model.collection.collectionName}`).deleteMany({});
       },
       async ping() {
         await connection.db!.command({ ping: 1 });

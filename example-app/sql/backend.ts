@@ -51,6 +51,8 @@ export async function openSqlBackend(uri: string): Promise<SqlBackend> {
         await sequelize.query(`TRUNCATE ${tables.map((t) => `"${t}"`).join(', ')} RESTART IDENTITY CASCADE`);
         // the library's Idempotency-Key store (decision 80): ids restart, so stored keys would name other callers
         await sequelize.query(`DO $$ BEGIN IF to_regclass('grr_idempotency_keys') IS NOT NULL THEN TRUNCATE "grr_idempotency_keys"; END IF; END $$`);
+        // the library's history tables (decision 83): ids restart, so old entries would name new records
+        await sequelize.query(`DO $$ DECLARE r record; BEGIN FOR r IN SELECT tablename FROM pg_tables WHERE schemaname = current_schema() AND tablename LIKE 'grr\\_history\\_%' LOOP EXECUTE format('TRUNCATE %I', r.tablename); END LOOP; END $$`);
       },
       async ping() {
         await sequelize.query('SELECT 1');

@@ -9,6 +9,8 @@ export interface DeleteEffects {
   nulled: Map<string, Id[]>;
   /** Records its cascades deleted, by model, as they were. */
   removed: Map<string, Row[]>;
+  /** The same records as `nulled`, each with the field set to null and the key it held (history, decision 83). */
+  nulledFields: Map<string, Array<{ key: Id; field: string; was: unknown }>>;
 }
 
 /** One rule of a model the delete reaches: the rows it touches (read before the delete) and, for a cascade, what those rows' own delete reaches. */
@@ -75,14 +77,18 @@ export async function readDeleteEffects(inner: Driver, catalog: Catalog, isLive:
   };
   const branches = await branchesOf(model, ids);
   return (deleted) => {
-    const effects: DeleteEffects = { nulled: new Map(), removed: new Map() };
+    const effects: DeleteEffects = { nulled: new Map(), removed: new Map(), nulledFields: new Map() };
     const settle = (list: Branch[], parents: Set<string>) => {
       for (const branch of list) {
         const kept = branch.rows.filter((row) => parents.has(String(row[branch.ref.foreignKey])));
         if (kept.length === 0) continue;
         const model = branch.ref.model;
         if (branch.ref.onDelete === 'setNull') {
-          if (branch.live) effects.nulled.set(model, [...(effects.nulled.get(model) ?? []), ...kept.map((row) => row[branch.key] as Id)]);
+          if (branch.live) {
+            effects.nulled.set(model, [...(effects.nulled.get(model) ?? []), ...kept.map((row) => row[branch.key] as Id)]);
+            const field = branch.ref.foreignKey;
+            effects.nulledFields.set(model, [...(effects.nulledFields.get(model) ?? []), ...kept.map((row) => ({ key: row[branch.key] as Id, field, was: row[field] }))]);
+          }
           continue;
         }
         if (branch.live) effects.removed.set(model, [...(effects.removed.get(model) ?? []), ...kept]);

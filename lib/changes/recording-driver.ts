@@ -146,7 +146,7 @@ export function recordingDriver(inner: Driver, sink: ChangeSink): Driver {
  * its other properties read from it (and written to it) on access. A plain object rather than a Proxy, so a read
  * calls the driver's own method directly and never passes through this folder.
  */
-function forwarding(inner: Driver, overrides: Partial<Driver>): Driver {
+export function forwarding(inner: Driver, overrides: Partial<Driver>): Driver {
   const out: Record<PropertyKey, unknown> = {};
   for (let level: object | null = inner; level && level !== Object.prototype; level = Object.getPrototypeOf(level) as object | null) {
     for (const key of Reflect.ownKeys(level)) {

@@ -1,4 +1,5 @@
 import { changes, type ChangeMessage, type ChangesOptions } from './changes';
+import { readHistory, revertRecord, type HistoryOptions, type HistoryPage, type RevertOptions } from './history';
 import type { AggregateFunctions, AggregateItem, AggregateOptions, GroupField } from './aggregate';
 import { FilterBuilder, toOper, type FilterFor, type FilterNode } from './filter';
 import { RelationClient } from './relation-client';
@@ -172,6 +173,16 @@ export class ResourceClient<T extends ResourceTypes> {
     return new RelationClient((method, path, body, query) => this.request(method, `/${encodeURIComponent(String(parentId))}/${segment}${path}`, body, query), segment);
   }
 
+  /** GET /{resource}/{id}/history (decision 83): the record's entries newest first, `changes` as the caller may read them. */
+  history(id: IdOf<T>, options: HistoryOptions = {}): Promise<HistoryPage<T['record']>> {
+    return readHistory<T['record']>((...args) => this.call(...args), this.name, id, options);
+  }
+
+  /** POST /{resource}/{id}/history/{version}/revert: an update writing back what that version changed (`ifMatch`: the version read). */
+  revert(id: IdOf<T>, version: number, options: RevertOptions = {}): Promise<{ success: true; model: T['record'] }> {
+    return revertRecord<T['record']>((...args) => this.call(...args), this.name, id, version, options);
+  }
+
   /** Any other route under this resource (relation routes, restore, ...). */
   request<R = unknown>(method: string, path: string, body?: unknown, query?: Record<string, unknown>): Promise<R> {
     return this.call(method, `/${this.name}${path}`, body, query ? encode(query) : undefined);
@@ -182,12 +193,12 @@ export class ResourceClient<T extends ResourceTypes> {
     return encode({ ...rest, ...(filter ? { oper: toOper(filter(new FilterBuilder() as FilterFor<T>)) } : {}) });
   }
 
-  private async call<R>(method: string, path: string, body?: unknown, query?: Record<string, string>): Promise<R> {
+  private async call<R>(method: string, path: string, body?: unknown, query?: Record<string, string>, headers?: Record<string, string>): Promise<R> {
     const url = new URL(this.options.baseUrl.replace(/\/$/, '') + path);
     for (const [k, v] of Object.entries(query ?? {})) url.searchParams.set(k, v);
     const res = await (this.options.fetch ?? fetch)(url, {
       method,
-      headers: { accept: 'application/json', ...(body !== undefined ? { 'content-type': 'application/json' } : {}), ...this.options.headers },
+      headers: { accept: 'application/json', ...(body !== undefined ? { 'content-type': 'application/json' } : {}), ...this.options.headers, ...headers },
       body: body !== undefined ? JSON.stringify(body) : undefined,
     });
     const text = await res.text();

@@ -6,3 +6,4 @@ export { generateTypes } from './generate-types';
 export type { AggregateFunctions, AggregateItem, AggregateOptions, BucketItem, BucketUnit, GroupField, HavingTree, HavingValues, NumericField, OrderedField } from './aggregate';
 export { changes, SseParser, type ChangeMessage, type ChangesOptions, type ChangesConnection } from './changes';
 export { upsert, updateIfMatch, type UpsertAnswer, type UpsertAction, type WriteHeaders } from './writes';
+export { readHistory, revertRecord, type HistoryEntry, type HistoryPage, type HistoryOptions, type RevertOptions } from './history';

@@ -1,6 +1,8 @@
 import type { DatabaseErrorInfo } from '../errors/database-error';
 import type { IdempotencyCapability, UpsertChunk, UpsertOutcome } from './write-types';
 export type * from './write-types';
+export type * from './history-types';
+import type { HistoryCapability } from './history-types';
 export type { DatabaseErrorInfo, DatabaseErrorType } from '../errors/database-error';
 import type { AggregateQuery, AggregateResult } from '../query/aggregate-ast';
 import type { Filter, ListQuery, RelationLoad, Scalar } from '../query/ast';
@@ -262,6 +264,8 @@ export interface Driver {
   readonly pivots?: PivotCapability;
   readonly streams?: StreamCapability;
   readonly idempotency?: IdempotencyCapability;
+  /** Decision 83: per-resource history entries. */
+  readonly history?: HistoryCapability;
 }
 
 /**

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { Request, RequestHandler, Response } from 'express';
 import { createContext, type RequestContext } from '../service/request-context';
 import type { RouteDefinition } from './routes';
@@ -52,8 +53,18 @@ export function contextMiddleware(route: RouteDefinition | null, init?: ContextI
 export function attachContext(req: Request, res: Response, init?: ContextInit, route: RouteDefinition | null = null): void {
   const locals = res.locals as { restContext?: RequestContext };
   if (!locals.restContext) {
-    locals.restContext = createContext({ ...init?.(req), route: route?.name ?? null }, () => responseSignal(res));
+    locals.restContext = createContext({ ...init?.(req), route: route?.name ?? null, requestId: requestIdOf(req, res) }, () => responseSignal(res));
   } else if (route) {
     locals.restContext.route = route.name;
   }
+}
+
+/** A client's `X-Request-Id` of 1-128 safe characters is kept; otherwise one is made. Answered in the same header. */
+const SAFE_ID = /^[A-Za-z0-9._:\-]{1,128}$/;
+
+function requestIdOf(req: Request, res: Response): string {
+  const sent = req.headers['x-request-id'];
+  const id = typeof sent === 'string' && SAFE_ID.test(sent) ? sent : randomUUID();
+  if (!res.headersSent) res.setHeader('X-Request-Id', id);
+  return id;
 }

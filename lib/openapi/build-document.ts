@@ -108,7 +108,9 @@ function errorStatuses(route: DocumentedRoute, secured: boolean, open: boolean):
 function openApiPath(path: string, idOf: (param: string) => JsonSchema): { path: string; params: JsonSchema[] } {
   const params: JsonSchema[] = [];
   const converted = path.replace(/:(\w+)/g, (_m, name: string) => {
-    params.push({ name, in: 'path', required: true, description: name === 'parent_id' ? 'The id of the parent record.' : name === 'related_id' ? 'The id of the related record.' : 'The id of the record.', schema: idOf(name) });
+    // decision 83: a history entry's version
+    if (name === 'version') params.push({ name, in: 'path', required: true, description: 'The version of a history entry.', schema: { type: 'integer', minimum: 1 } });
+    else params.push({ name, in: 'path', required: true, description: name === 'parent_id' ? 'The id of the parent record.' : name === 'related_id' ? 'The id of the related record.' : 'The id of the record.', schema: idOf(name) });
     return `{${name}}`;
   });
   return { path: converted, params };

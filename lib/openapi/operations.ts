@@ -124,6 +124,14 @@ export function operationShape(route: DocumentedRoute, c: ShapeContext): Operati
     case 'restore':
     case 'forceDelete':
       return { params: [], response: jsonResponse(write, 'The record as it was') };
+    case 'history': {
+      // decision 83: newest first, `changes` narrowed to the fields the caller may read
+      const pair = { type: 'array', items: {}, minItems: 2, maxItems: 2, description: '[before, after]' };
+      const entry = { type: 'object', properties: { version: { type: 'integer' }, op: { enum: ['created', 'updated', 'deleted', 'restored', 'force_deleted', 'reverted'] }, at: { type: 'string', format: 'date-time' }, actor: { type: 'object', properties: { id: {}, roles: { type: 'array', items: { type: 'string' } } }, required: ['id', 'roles'] }, request_id: { type: ['string', 'null'] }, changes: { type: 'object', additionalProperties: pair } }, required: ['version', 'op', 'at', 'actor', 'request_id', 'changes'] };
+      return { params: ['pagination', 'soft_delete'], response: jsonResponse({ allOf: [schemaRef('OffsetEnvelope'), { type: 'object', properties: { data: { type: 'array', items: entry } } }] }, "A page of the record's history, newest first") };
+    }
+    case 'revert':
+      return { params: [], response: jsonResponse(write, 'The updated record (unchanged when the version holds its values already)') };
     case 'deleteById':
       return { params: [], body: { type: 'object', properties: { ids: { type: 'array', items: c.id } }, required: ['ids'] }, response: jsonResponse({ type: 'object', properties: { success: { const: true }, deleted: { type: 'integer' } }, required: ['success'] }, 'How many records were deleted') };
     case 'exportExcel':

@@ -10,7 +10,7 @@ import type { JsonSchema } from './json-schema';
  * the version `ETag` on its single-record answers.
  */
 const WRITES = new Set(['post', 'put', 'patch', 'delete']);
-const SINGLE = new Set(['show', 'first', 'store', 'update', 'updatePatch', 'destroy']);
+const SINGLE = new Set(['show', 'first', 'store', 'update', 'updatePatch', 'destroy', 'revert']);
 
 export interface WriteHeaders {
   parameters: JsonSchema[];
@@ -34,7 +34,7 @@ export function writeHeaders(route: DocumentedRoute, entry: ResourceEntry | unde
   }
   const versioned = Boolean(entry?.info.versionField) && route.resource === entry?.declaration.name && !route.action.startsWith('relation.');
   if (!versioned) return out;
-  if (['update', 'updatePatch', 'destroy'].includes(route.action)) {
+  if (['update', 'updatePatch', 'destroy', 'revert'].includes(route.action)) {
     out.parameters.push({
       name: 'If-Match',
       in: 'header',

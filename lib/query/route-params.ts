@@ -31,6 +31,9 @@ const BY_ACTION: Record<string, readonly string[]> = {
   validate: [],
   // decision 79
   upsert: [],
+  // decision 83: a record's history (its page) and a revert (no parameters)
+  history: ['pagination', 'soft_delete'],
+  revert: [],
   update: [],
   updatePatch: [],
   updateMultiple: [],

@@ -1,6 +1,6 @@
 import { capabilitiesOf, type DriverCapabilities } from '../driver/capabilities';
 import { hasJsonReads, type JsonReads } from '../driver/json-read';
-import type { Driver, IdempotencyCapability, Id, ListResult, PivotCapability, PivotRow, Row, Transaction, UpdateGuard, UpdateItem, UpsertChunk, UpsertOutcome } from '../driver';
+import type { Driver, HistoryCapability, IdempotencyCapability, Id, ListResult, PivotCapability, PivotRow, Row, Transaction, UpdateGuard, UpdateItem, UpsertChunk, UpsertOutcome } from '../driver';
 import type { ListQuery } from '../query/ast';
 import type { AggregateQuery, AggregateResult } from '../query/aggregate-ast';
 import type { ResourceEntry } from './declarations/registry';
@@ -121,6 +121,18 @@ export class Database {
       claim: (...args) => this.guarded(() => store.claim(...args)),
       complete: (...args) => this.guarded(() => store.complete(...args)),
       release: (...args) => this.guarded(() => store.release(...args)),
+    };
+  }
+
+  /** Decision 83: the history entries of this resource's database (null: the driver keeps none); errors translated. */
+  get history(): HistoryCapability | null {
+    const store = this.driver.history;
+    if (!store) return null;
+    return {
+      ensure: (...args) => this.guarded(() => store.ensure(...args)),
+      append: (...args) => store.append(...args),
+      read: (...args) => this.guarded(() => store.read(...args)),
+      entry: (...args) => this.guarded(() => store.entry(...args)),
     };
   }
 

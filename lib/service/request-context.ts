@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import type { AuthUser, ParentScope, RequestContext } from '../declaration';
 
 export type { AuthUser, ParentScope, RequestContext } from '../declaration';
@@ -18,6 +19,7 @@ class Context implements RequestContext {
   route: string | null;
   touched: Set<string>;
   locals: Record<string, unknown>;
+  requestId: string | undefined;
   #signal: AbortSignal | null;
   readonly #signalOf: (() => AbortSignal) | undefined;
 
@@ -28,6 +30,7 @@ class Context implements RequestContext {
     this.route = init.route ?? null;
     this.touched = init.touched ?? new Set();
     this.locals = init.locals ?? {};
+    this.requestId = init.requestId;
     this.#signal = init.signal ?? null;
     this.#signalOf = signalOf;
   }
@@ -41,4 +44,18 @@ class Context implements RequestContext {
   set signal(value: AbortSignal) {
     this.#signal = value;
   }
+}
+
+/**
+ * The request a write runs for, where a driver wrapper needs it (history's actor and request id,
+ * decision 83): entered by the router when the app keeps history, so nothing pays for it otherwise.
+ */
+const current = new AsyncLocalStorage<RequestContext>();
+
+export function enterContext(ctx: RequestContext): void {
+  current.enterWith(ctx);
+}
+
+export function currentContext(): RequestContext | undefined {
+  return current.getStore();
 }

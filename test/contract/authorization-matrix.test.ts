@@ -118,6 +118,8 @@ forEachDriver('authorization: role matrix', (ctx: ContractContext) => {
     if (path.includes(':id')) {
       const rec = await target(resource, actor, route.action === 'restore');
       path = path.replace(':id', String(rec.id));
+      // decision 83: a revert to the record's first version (orders keep history)
+      path = path.replace(':version', '1');
       if (route.access === 'update') {
         body = changes(resource);
         unchanged = async () => {

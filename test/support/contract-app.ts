@@ -162,10 +162,10 @@ export class ContractContext {
    * Another example app on this driver's database, with other library options (the superuser's
    * token is the same); the caller closes it.
    */
-  async exampleAppWith(apiOptions: Record<string, unknown>): Promise<ExampleApp> {
+  async exampleAppWith(apiOptions: Record<string, unknown>, appOptions: Record<string, unknown> = {}): Promise<ExampleApp> {
     const mod = (await import('../../example-app/app' as string)) as ExampleAppModule;
     const uri = this.driver === 'mongo' ? { mongoUri: await this.mongoUri() } : { postgresUri: (await postgresDb)!.uri };
-    return mod.createExampleApp({ driver: this.driver, ...uri, seed: false, adminToken: this.app.info.adminToken, apiOptions });
+    return mod.createExampleApp({ driver: this.driver, ...uri, seed: false, adminToken: this.app.info.adminToken, apiOptions, ...appOptions });
   }
 
   /** GET with parameters JSON-encoded in the query string. */

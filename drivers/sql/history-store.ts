@@ -1,0 +1,136 @@
+import type { HistoryCapability, HistoryEntry, HistoryEntryInput, Id, Row } from '../../lib/driver';
+import type { ListQuery } from '../../lib/query/ast';
+import type { ModelInfo } from '../../lib/resource/model-info';
+import { allOrNone, isShortfall } from './all-or-none';
+import { compileHistoryUpdate } from './history-update';
+import { columnOf, compileUpdate } from './compile-writes';
+import type { StorageInfo } from './model-map';
+import { quoteIdent, type SqlStatement } from './sql-builder';
+
+/**
+ * Decision 83 on PostgreSQL: a record's history in `grr_history_<table>` (created at start), read
+ * newest first through the index on (record_id, version DESC); no key of its own (an append-only
+ * log: one index to maintain per entry). `append` is ONE statement: the
+ * entries as one JSON document, each version the record's own counter where none is given
+ * (computed in the statement), and the retention's prune as a data-modifying CTE of the same
+ * statement.
+ */
+export function historyTableOf(info: StorageInfo): string {
+  const name = quoteIdent(`grr_history_${info.table}`);
+  return info.schema ? `${quoteIdent(info.schema)}.${name}` : name;
+}
+
+type Run = (statement: SqlStatement, tx?: unknown) => Promise<Record<string, unknown>[]>;
+
+/** What the store needs of the SQL driver. */
+export interface HistoryHost {
+  table(model: string): StorageInfo;
+  model(model: string): ModelInfo;
+  run: Run;
+  /** The columns a read selects (its select narrowed to the caller's view), as the driver's updateRows reads them. */
+  fields(model: string, read: ListQuery): string[];
+  shape(model: string, fields: string[], raw: Record<string, unknown>): Row;
+}
+
+const COLUMNS = '"record_id", "version", "op", "at", "actor", "request_id", "changes"';
+
+export function compileAppend(table: string, entries: HistoryEntryInput[], retain: number | null): SqlStatement {
+  const json = JSON.stringify(entries.map((e) => ({ record_id: String(e.recordId), version: e.version, op: e.op, at: e.at.toISOString(), actor: e.actor, request_id: e.requestId, changes: e.changes })));
+  const source = `jsonb_to_recordset($1::jsonb) AS "e"("record_id" text, "version" integer, "op" text, "at" timestamptz, "actor" jsonb, "request_id" text, "changes" jsonb)`;
+  const version = `COALESCE("e"."version", COALESCE((SELECT max("h"."version") FROM ${table} AS "h" WHERE "h"."record_id" = "e"."record_id"), 0) + 1)`;
+  const prune = retain === null ? '' : `, "p" AS (DELETE FROM ${table} AS "h" USING "n" WHERE "h"."record_id" = "n"."record_id" AND "h"."version" <= "n"."version" - $2::integer RETURNING 1)`;
+  return {
+    sql:
+      `WITH "n" AS (SELECT "e"."record_id", ${version} AS "version", "e"."op", "e"."at", "e"."actor", "e"."request_id", "e"."changes" FROM ${source}), ` +
+      `"i" AS (INSERT INTO ${table} (${COLUMNS}) SELECT ${COLUMNS} FROM "n" RETURNING 1)${prune} SELECT (SELECT count(*) FROM "i") AS "appended"`,
+    bind: retain === null ? [json] : [json, retain],
+  };
+}
+
+function entryOf(raw: Record<string, unknown>): HistoryEntry {
+  return {
+    recordId: raw.record_id as Id,
+    version: Number(raw.version),
+    op: raw.op as HistoryEntry['op'],
+    at: new Date(String(raw.at)),
+    actor: raw.actor as HistoryEntry['actor'],
+    requestId: (raw.request_id as string | null) ?? null,
+    changes: (raw.changes ?? {}) as HistoryEntry['changes'],
+  };
+}
+
+export function sqlHistoryStore(host: HistoryHost): HistoryCapability {
+  const tableOf = (model: string) => host.table(model);
+  const run = host.run;
+  const ready = new Map<string, Promise<void>>();
+  /** Whether the server is PostgreSQL 18 or later (`RETURNING old.*`), asked once with the first table's creation. */
+  let returnsOld = false;
+  return {
+    async update(model, items, tx, guard, read, all, append) {
+      if (items.length === 0) return { rows: [], before: [] };
+      const info = host.model(model);
+      const storage = host.table(model);
+      const fields = read ? host.fields(model, read) : [info.key];
+      // with an append, only the fields sent can change: only their columns travel as JSON
+      const sent = new Set([...items.flatMap((i) => Object.keys(i.changes)), ...(guard ? [guard.field] : [])]);
+      const sentColumns = append ? append.fields.filter((f) => sent.has(f)).map((f) => columnOf(storage, f)) : null;
+      if (append) await this.ensure(model);
+      // PostgreSQL 18 answers the row as it was in RETURNING (`old`); older servers join it
+      const columns = sentColumns === null ? true : returnsOld ? { old: sentColumns } : sentColumns;
+      const update = compileUpdate(storage, info.key, items, guard, fields, info.versionField, columns);
+      const statement = append ? compileHistoryUpdate(update, storage, info, historyTableOf(storage), append, all ? items.length : null, sent) : all ? allOrNone(update, items.length) : update;
+      // a shortfall of an all-or-none update: nothing written
+      const raw = await run(statement, tx).catch((error: unknown) => (all && isShortfall(error) ? [] : Promise.reject(error)));
+      const before = raw.map((r) => {
+        const old = (r.grr_before ?? {}) as Record<string, unknown>;
+        const row: Row = {};
+        for (const field of Object.keys(info.fields)) row[field] = old[columnOf(storage, field)] ?? null;
+        return row;
+      });
+      return { rows: raw.map((r) => host.shape(model, fields, r)), before };
+    },
+    ensure(model) {
+      const info = tableOf(model);
+      const table = historyTableOf(info);
+      let done = ready.get(table);
+      if (!done) {
+        const index = quoteIdent(`grr_history_${info.table}_record`);
+        done = (async () => {
+          const [server] = await run({ sql: `SELECT current_setting('server_version_num')::integer AS "n"`, bind: [] });
+          returnsOld = Number(server?.n ?? 0) >= 180000;
+          await run({ sql: `CREATE TABLE IF NOT EXISTS ${table} ("record_id" text NOT NULL, "version" integer NOT NULL, "op" text NOT NULL, "at" timestamptz NOT NULL, "actor" jsonb NOT NULL, "request_id" text, "changes" jsonb NOT NULL)`, bind: [] }).catch(harmless);
+          await run({ sql: `CREATE INDEX IF NOT EXISTS ${index} ON ${table} ("record_id", "version" DESC)`, bind: [] }).catch(harmless);
+        })();
+        ready.set(table, done);
+        done.catch(() => ready.delete(table));
+      }
+      return done;
+    },
+    async append(model, entries, retain, tx) {
+      if (entries.length === 0) return;
+      await run(compileAppend(historyTableOf(tableOf(model)), entries, retain), tx);
+    },
+    async read(model, recordId, offset, limit) {
+      const table = historyTableOf(tableOf(model));
+      const [row] = await run({
+        sql:
+          `SELECT (SELECT count(*) FROM ${table} WHERE "record_id" = $1) AS "total", COALESCE((SELECT jsonb_agg(to_jsonb("x") ORDER BY "x"."version" DESC) FROM ` +
+          `(SELECT * FROM ${table} WHERE "record_id" = $1 ORDER BY "version" DESC OFFSET $2 LIMIT $3) AS "x"), '[]'::jsonb) AS "entries"`,
+        bind: [String(recordId), offset, limit],
+      });
+      return { total: Number(row?.total ?? 0), entries: ((row?.entries ?? []) as Record<string, unknown>[]).map(entryOf) };
+    },
+    async entry(model, recordId, version) {
+      const table = historyTableOf(tableOf(model));
+      const [row] = await run({ sql: `SELECT * FROM ${table} WHERE "record_id" = $1 AND "version" = $2 ORDER BY "at" DESC LIMIT 1`, bind: [String(recordId), version] });
+      return row ? entryOf(row) : null;
+    },
+  };
+}
+
+/** Two instances creating the table at once: the loser's unique violation on the catalog is harmless. */
+function harmless(error: unknown): void {
+  const code = (error as { code?: string; parent?: { code?: string } }).code ?? (error as { parent?: { code?: string } }).parent?.code;
+  if (code === '23505' || code === '42P07') return;
+  throw error;
+}

@@ -1,0 +1,65 @@
+import type { ListQuery } from '../query/ast';
+
+/** As in types.ts, which re-exports this file: declared here so the two do not import each other. */
+type Id = string | number;
+/** An open transaction (types.ts's Transaction, structurally). */
+type Transaction = { readonly driver: string; endsWithNext?: boolean };
+
+/** What a history entry says happened to its record (decision 83). */
+export type HistoryOp = 'created' | 'updated' | 'deleted' | 'restored' | 'force_deleted' | 'reverted';
+
+/** Who wrote: the caller's id and roles (null id: anonymous or the application itself). */
+export interface HistoryActor {
+  id: string | number | null;
+  roles: string[];
+}
+
+/** One entry to append; `version` null: the next of the record's own counter (max + 1, computed by the store). */
+export interface HistoryEntryInput {
+  recordId: Id;
+  version: number | null;
+  op: HistoryOp;
+  at: Date;
+  actor: HistoryActor;
+  requestId: string | null;
+  /** Field -> [before, after], JSON values. */
+  changes: Record<string, [unknown, unknown]>;
+}
+
+export interface HistoryEntry extends Omit<HistoryEntryInput, 'version'> {
+  version: number;
+}
+
+/**
+ * Decision 83: a table (`grr_history_<table>`) or collection (`grr_history_<collection>`) per
+ * resource, created at start, indexed on (record, version desc). `append` writes every entry of a
+ * write in one statement or one bulk write, in the write's transaction, and prunes each record's
+ * entries beyond `retain` in the same statement (SQL) or the same transaction (MongoDB).
+ */
+export interface HistoryCapability {
+  ensure(model: string): Promise<void>;
+  append(model: string, entries: HistoryEntryInput[], retain: number | null, tx: Transaction): Promise<void>;
+  /** A record's entries newest first, one page, and how many it has. */
+  read(model: string, recordId: Id, offset: number, limit: number): Promise<{ entries: HistoryEntry[]; total: number }>;
+  /** One entry by version (null: none). */
+  entry(model: string, recordId: Id, version: number): Promise<HistoryEntry | null>;
+  /**
+   * Optional: `Driver.update` (read null) or `Driver.updateRows` (read given, answered by `rows`)
+   * whose own statement also answers each written row as it was before it (`before`, every field;
+   * PostgreSQL joins the row's pre-statement version into the UPDATE): no read before the write.
+   * With `append`, the same statement appends the entries (the caller appends nothing).
+   */
+  update?(model: string, items: Array<{ id: Id; changes: Record<string, unknown>; expected?: number }>, tx: Transaction, guard: { field: string; isNull: boolean } | undefined, read: ListQuery | null, allOrNone: boolean, append?: HistoryUpdateAppend): Promise<{ rows: Array<Record<string, unknown>>; before: Array<Record<string, unknown>> }>;
+}
+
+/**
+ * What an update's own statement appends when the store can (PostgreSQL): one entry per written
+ * row whose `fields` changed, with this op, actor and request id, pruned to `retain`.
+ */
+export interface HistoryUpdateAppend {
+  op: HistoryOp;
+  actor: HistoryActor;
+  requestId: string | null;
+  retain: number | null;
+  fields: string[];
+}
