@@ -9,6 +9,7 @@ import { idempotencyGate } from './service/idempotency-gate';
 import { apiFront } from './http/api-front';
 import { notFound, unmatchedRoutes } from './http/unmatched-route';
 import { exportRoutes } from './export/export-routes';
+import { importRoutes } from './import/import-routes';
 import { relationExportRoutes } from './export/relation-export-routes';
 import { tableTemplate, type PdfTemplate } from './export/pdf-templates';
 import { errorMiddleware } from './http/error-middleware';
@@ -212,6 +213,8 @@ export function createRestApi(options: RestApiOptions = {}): RestApi {
         const hierarchy = new HierarchyReads(service, config);
         table.add(...resourceRoutes(service, { updateMultipleRoutes: chosen, read: reads, hierarchy }));
         table.add(...exportRoutes(service, { catalog: registry, config, log, templates }));
+        // decision 82: before `/:id`; a relation column's lookup goes through the related resource's service
+        table.add(...importRoutes(service, { config, serviceOf: (model) => services.get(model) }));
       }
       // decision 58: each resource's nestedWrites resolved against the other services (start-up errors name the key)
       for (const service of services.values()) service.enableNestedWrites(new NestedWrites(service, (m) => services.get(m)));
