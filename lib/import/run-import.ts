@@ -6,7 +6,7 @@ import { ImportRowsError, ImportTooLargeError, LISTED_ERRORS } from './import-er
 import { buildRow, type BuiltRow } from './import-rows';
 import { resolveLookups } from './resolve-lookups';
 import type { RowError, SheetRow } from './sheet-row';
-import { markDuplicates, writeChunk, type ChunkPlan } from './write-chunk';
+import { markDuplicates, validateOnly, writeChunk, type ChunkPlan } from './write-chunk';
 
 /** Rows per committed chunk with `on_error=skip` (one bulk write, one lookup query per relation column). */
 export const IMPORT_CHUNK = 1000;
@@ -61,10 +61,9 @@ export async function runImport(rows: AsyncIterable<SheetRow>, target: ImportTar
   const skip = options.onError === 'skip';
   const progress = () => onProgress({ rows: summary.rows, written: summary.created + summary.updated + summary.unchanged, errors: errorsTotal });
   const settle = (chunk: BuiltRow[]) => {
-    for (const r of chunk) {
-      if (!r.error) continue;
+    for (const r of chunk.filter((c) => c.error).sort((a, b) => a.row - b.row)) {
       errorsTotal += 1;
-      if (summary.errors.length < LISTED_ERRORS) summary.errors.push(r.error);
+      if (summary.errors.length < LISTED_ERRORS) summary.errors.push(r.error!);
     }
   };
   let pending: BuiltRow[] = [];
@@ -73,7 +72,10 @@ export async function runImport(rows: AsyncIterable<SheetRow>, target: ImportTar
     pending = [];
     for (let from = 0; from < chunk.length; from += IMPORT_CHUNK) await resolveLookups(chunk.slice(from, from + IMPORT_CHUNK), columns, target.serviceOf, ctx);
     await markDuplicates(chunk, plan);
-    if (!skip && chunk.some((r) => r.error)) return settle(chunk);
+    if (!skip && chunk.some((r) => r.error)) {
+      await validateOnly(chunk, plan);
+      return settle(chunk);
+    }
     const outcome = await writeChunk(chunk, plan, skip);
     summary.created += outcome.created;
     summary.updated += outcome.updated;

@@ -130,6 +130,18 @@ export async function writeChunk(rows: BuiltRow[], plan: ChunkPlan, skip: boolea
   return oneByOne(rows.filter((r) => !r.error), plan);
 }
 
+/** Abort mode with errors found before the write: the other rows validated too (nothing written), so the 422 lists them all. */
+export async function validateOnly(rows: BuiltRow[], plan: ChunkPlan): Promise<void> {
+  const live = rows.filter((r) => !r.error);
+  if (live.length === 0 || plan.mode !== 'insert') return;
+  try {
+    await plan.service.prepare(live.map((r) => r.record), 'create', (i) => `row.${i}.`, plan.ctx);
+  } catch (error) {
+    if (!(error instanceof ValidationError)) throw error;
+    rowErrorsOf(error, live, plan.columns);
+  }
+}
+
 function markAll(rows: BuiltRow[], error: ApiError): ChunkOutcome {
   for (const r of rows) r.error ??= { row: r.row, column: null, field: null, code: error.type, message: error.message };
   return { created: 0, updated: 0, unchanged: 0 };
