@@ -212,9 +212,7 @@ export function createRestApi(options: RestApiOptions = {}): RestApi {
         const chosen = routeOptions.get(entry.info.name)?.updateMultipleRoutes ?? ['batch', 'update-multiple'];
         const hierarchy = new HierarchyReads(service, config);
         table.add(...resourceRoutes(service, { updateMultipleRoutes: chosen, read: reads, hierarchy }));
-        table.add(...exportRoutes(service, { catalog: registry, config, log, templates }));
-        // decision 82: before `/:id`; a relation column's lookup goes through the related resource's service
-        table.add(...importRoutes(service, { config, serviceOf: (model) => services.get(model) }));
+        table.add(...exportRoutes(service, { catalog: registry, config, log, templates }), ...importRoutes(service, { config, serviceOf: (model) => services.get(model) }));
       }
       // decision 58: each resource's nestedWrites resolved against the other services (start-up errors name the key)
       for (const service of services.values()) service.enableNestedWrites(new NestedWrites(service, (m) => services.get(m)));

@@ -77,7 +77,7 @@ export const LAYERS: string[][] = [
   ['lib', 'drivers'],
   ['cli'],
   ['testing'],
-  ['openapi', 'export'],
+  ['openapi', 'export', 'import'],
   ['relations', 'hierarchy', 'changes'],
   ['cache', 'auth', 'soft-delete'],
   ['http'],
