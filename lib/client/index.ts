@@ -6,3 +6,4 @@ export { generateTypes } from './generate-types';
 export type { AggregateFunctions, AggregateItem, AggregateOptions, GroupField, HavingTree, HavingValues, NumericField, OrderedField } from './aggregate';
 export { changes, SseParser, type ChangeMessage, type ChangesOptions, type ChangesConnection } from './changes';
 export { upsert, updateIfMatch, type UpsertAnswer, type UpsertAction, type WriteHeaders } from './writes';
+export { importFile, type ImportFileOptions, type ImportSummary, type ImportProgress, type ImportRowError, type ImportBody } from './import-file';

@@ -63,7 +63,6 @@ export function importRoutes(service: ResourceService, options: ImportRouteOptio
       answers: 'json',
       longRunning: true,
       permissions: [`${resource}.store`],
-      params: ['mode', 'match', 'on_error'],
       summary: 'Import records from a CSV or XLSX file',
       handler: (input: RouteInput) => runImportRoute(input, service, options),
     },

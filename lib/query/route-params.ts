@@ -31,6 +31,8 @@ const BY_ACTION: Record<string, readonly string[]> = {
   validate: [],
   // decision 79
   upsert: [],
+  // decision 82: the file is the body; its options travel in the query
+  import: ['mode', 'match', 'on_error'],
   update: [],
   updatePatch: [],
   updateMultiple: [],
