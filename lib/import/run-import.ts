@@ -81,7 +81,17 @@ export async function runImport(rows: AsyncIterable<SheetRow>, target: ImportTar
     summary.updated += outcome.updated;
     summary.unchanged += outcome.unchanged;
     settle(chunk);
+    // emptied: a promoted dead array would keep the next rows alive through young collections (row-batches.ts)
+    chunk.length = 0;
     progress();
+  };
+  // skip: the next chunk is parsed while the previous one is written (one write at a time)
+  let writing: Promise<void> | null = null;
+  const launch = async () => {
+    if (writing) await writing;
+    writing = flush();
+    // awaited before the next launch or at the end; a failure is thrown there
+    writing.catch(() => undefined);
   };
   for (;;) {
     const next = await iterator.next();
@@ -92,9 +102,10 @@ export async function runImport(rows: AsyncIterable<SheetRow>, target: ImportTar
       await iterator.return?.();
       throw new ImportTooLargeError(options.atomicRows);
     }
-    if (skip && pending.length >= IMPORT_CHUNK) await flush();
+    if (skip && pending.length >= IMPORT_CHUNK) await launch();
     else if (summary.rows % IMPORT_CHUNK === 0) progress();
   }
+  if (writing) await writing;
   await flush();
   if (!skip && errorsTotal > 0) throw new ImportRowsError(summary.errors, errorsTotal);
   summary.skipped = errorsTotal;

@@ -88,7 +88,11 @@ async function writeOnce(rows: BuiltRow[], plan: ChunkPlan): Promise<ChunkOutcom
   const records = rows.map((r) => r.record);
   if (plan.mode === 'insert') {
     const result = await plan.service.storeItems(records, true, plan.ctx, { itemKey: 'row' });
-    return { created: 'models' in result ? result.models.length : 1, updated: 0, unchanged: 0 };
+    const created = 'models' in result ? result.models.length : 1;
+    // emptied: promoted dead arrays keep young rows alive (row-batches.ts)
+    if ('models' in result) result.models.length = 0;
+    records.length = 0;
+    return { created, updated: 0, unchanged: 0 };
   }
   const { created, updated, unchanged } = await plan.service.upsert({ match: plan.keys, [plan.service.name]: records }, plan.ctx);
   return { created, updated, unchanged };
