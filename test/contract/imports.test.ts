@@ -271,4 +271,27 @@ forEachDriver('imports', (ctx) => {
     expect(again.body).to.deep.equal(first.body);
     expect(await countSku(p)).to.equal(1);
   });
+
+  it('configured limits (REST_IMPORT_MAX_BYTES, REST_IMPORT_ATOMIC_ROWS) and the read cache bumped by an import', async () => {
+    const app = await ctx.exampleAppWith({ config: { importMaxBytes: 400, importAtomicRows: 3 }, cache: { enabled: true, store: 'memory', prefix: `imp${Date.now()}` } });
+    try {
+      const { default: supertest } = await import('supertest');
+      const post = (text: string, query: Record<string, string> = {}) => supertest(app.app).post(`${API}/products/import`).query(query).set('Authorization', `Bearer ${app.info.adminToken}`).set('Content-Type', 'text/csv').send(text);
+      const p = ctx.unique('cfg');
+      const big = csv([['name', 'sku', 'price'], ...Array.from({ length: 40 }, (_, i) => [`Big ${i}`, `${p}-b${i}`, '1'])]);
+      expectError(await post(big, { on_error: 'skip' }), 413, 'payload_too_large', /REST_IMPORT_MAX_BYTES/);
+      const four = csv([['name', 'sku', 'price'], ...Array.from({ length: 4 }, (_, i) => [`F ${i}`, `${p}-f${i}`, '1'])]);
+      expectError(await post(four), 413, 'payload_too_large', /3 rows/);
+      const list = () => supertest(app.app).get(`${API}/products`).set('Authorization', `Bearer ${app.info.adminToken}`).query(encodeParams({ oper: { and: [`sku|like|${p}%`] } }));
+      expect((await list()).body.data).to.have.length(0);
+      expect((await list()).headers['x-cache']).to.equal('hit');
+      const ok = await post(four, { on_error: 'skip' });
+      expect(ok.status, ok.text).to.equal(200);
+      const after = await list();
+      expect(after.headers['x-cache']).to.equal('miss');
+      expect(after.body.data).to.have.length(4);
+    } finally {
+      await app.close();
+    }
+  });
 });
