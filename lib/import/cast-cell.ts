@@ -23,7 +23,8 @@ export function castCell(value: unknown, field: FieldInfo): unknown {
       return cast ?? value;
     }
     case 'date':
-      return value;
+      // as a JSON body carries a date: its ISO text (the schema checks text)
+      return value instanceof Date ? value.toISOString() : value;
     case 'id':
       if (field.idType === 'integer' && typeof value === 'string' && /^\s*\d+\s*$/.test(value)) return Number(value);
       return typeof value === 'number' && field.idType !== 'integer' ? String(value) : value;

@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import ExcelJS from 'exceljs';
 import { API, encodeParams, expectError, forEachDriver, type Member, type Rec } from '../support/contract-app';
+import { ChangeStream, listen } from '../support/change-stream';
 
 /** POST /{resource}/import (decision 82) on both drivers: products, reviews, orders. */
 const XLSX = 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet';
@@ -293,5 +294,43 @@ forEachDriver('imports', (ctx) => {
     } finally {
       await app.close();
     }
+  });
+
+  it('the change feed sees an import as the same creates and updates (one event per record, after the commit)', async () => {
+    const server = await listen(ctx.app.app);
+    const stream = await ChangeStream.open(`${server.url}${API}/products/changes`, { token: ctx.app.info.adminToken });
+    try {
+      const p = ctx.unique('cf');
+      const old = await ctx.product({ sku: `${p}-0`, name: 'Before' });
+      await stream.take(1);
+      const res = await importCsv('products', csv([['sku', 'name', 'price'], [`${p}-0`, 'After', '10'], [`${p}-1`, 'New', '1']]), { mode: 'upsert' });
+      expect(res.status, res.text).to.equal(200);
+      const events = await stream.take(2);
+      expect(events.map((e) => [e.type, e.data.model!.name]).sort()).to.deep.equal([['created', 'New'], ['updated', 'After']]);
+      expect(events.find((e) => e.type === 'updated')!.data.id).to.equal(old.id);
+      // a failed abort-mode import publishes nothing
+      const bad = await importCsv('products', csv([['sku', 'name', 'price'], [`${p}-2`, 'Ok', '1'], [`${p}-3`, 'Bad', 'x']]));
+      expect(bad.status).to.equal(422);
+      await stream.none();
+    } finally {
+      stream.close();
+      await server.close();
+    }
+  });
+
+  it('xlsx cells: date cells into dates, boolean and number cells cast, a number cell into a text field as its plain text', async () => {
+    const n = ctx.unique('N');
+    const placed = new Date('2026-10-05T08:30:00.000Z');
+    const body = await xlsx([['number', 'total', 'placed_at', 'notes', 'user.email'], [n, 12.5, placed, 42, carol.user.email]]);
+    const res = await ctx.request().post(`${API}/orders/import`).set('Content-Type', XLSX).send(body);
+    expect(res.status, res.text).to.equal(200);
+    const order = ((await ctx.get('/orders', { oper: { and: [`number|=|${n}`] } })).body.data as Rec[])[0];
+    expect(order).to.include({ total: 12.5, notes: '42' });
+    expect(new Date(order.placed_at as string).toISOString()).to.equal(placed.toISOString());
+    expect(String(order.user_id)).to.equal(String(carol.user.id));
+    const p = ctx.unique('bo');
+    const flags = await importCsv('products', csv([['name', 'sku', 'price', 'featured'], ['a', `${p}-1`, '1', 'TRUE'], ['b', `${p}-2`, '1', '0'], ['c', `${p}-3`, '1', 'yes']]), { on_error: 'skip' });
+    expect(flags.body).to.include({ created: 2, skipped: 1 });
+    expect(flags.body.errors[0]).to.include({ row: 4, column: 'featured' });
   });
 });
