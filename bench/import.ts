@@ -54,7 +54,8 @@ async function main(): Promise<void> {
   await chmod(file, 0o644);
   log(`${ROWS} rows, ${(statSync(file).size / 1048576).toFixed(1)} MB of CSV`);
   const db = await startPostgres();
-  const server = await startChild<{ port: number; token: string }>('import-server.ts', [db.uri]);
+  // BENCH_SERVER_FLAGS: node flags of the server process (e.g. --max-old-space-size=128 to see what of its RSS is heap slack)
+  const server = await startChild<{ port: number; token: string }>('import-server.ts', [db.uri], (process.env.BENCH_SERVER_FLAGS ?? '').split(' ').filter(Boolean));
   const pid = server.process.pid!;
   const base = `http://127.0.0.1:${server.ready.port}/api/v1`;
   const auth = { authorization: `Bearer ${server.ready.token}` };
