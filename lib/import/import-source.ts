@@ -21,6 +21,32 @@ function formatOf(type: string | undefined, filename?: string): ImportFormat | n
   return null;
 }
 
+/** A file sent as `application/octet-stream` (or untyped): an xlsx is a zip (`PK`), anything else is read as CSV. */
+function sniff(stream: Readable): Promise<ImportFormat> {
+  return new Promise((resolve, reject) => {
+    const done = (format: ImportFormat | null, error?: Error) => {
+      stream.off('readable', onReadable);
+      stream.off('end', onEnd);
+      stream.off('error', onError);
+      if (error) reject(error);
+      else resolve(format ?? 'csv');
+    };
+    const onReadable = () => {
+      const chunk = stream.read() as Buffer | null;
+      if (chunk === null) return;
+      stream.unshift(chunk);
+      done(chunk[0] === 0x50 && chunk[1] === 0x4b ? 'xlsx' : 'csv');
+    };
+    const onEnd = () => done('csv');
+    const onError = (error: Error) => done(null, error);
+    stream.on('readable', onReadable);
+    stream.once('end', onEnd);
+    stream.once('error', onError);
+  });
+}
+
+const SNIFFED = ['', 'application/octet-stream', 'binary/octet-stream'];
+
 /** The bytes of `input`, a 413 past `max` (the JSON body limit is not theirs: a file may be large, not endless). */
 function limited(input: Readable, max: number): Readable {
   let seen = 0;
@@ -43,6 +69,10 @@ function limited(input: Readable, max: number): Readable {
 export async function openSource(req: Request, maxBytes: number): Promise<ImportSource> {
   const type = req.headers['content-type'];
   if (!type?.toLowerCase().startsWith('multipart/form-data')) {
+    if (SNIFFED.includes((type ?? '').split(';')[0].trim().toLowerCase())) {
+      const stream = limited(req, maxBytes);
+      return { format: await sniff(stream), stream };
+    }
     const format = formatOf(type);
     if (!format) throw new BadRequestError('An import takes text/csv, an xlsx file (application/vnd.openxmlformats-officedocument.spreadsheetml.sheet) or multipart/form-data with a "file" part.');
     return { format, stream: limited(req, maxBytes) };
@@ -57,12 +87,14 @@ export async function openSource(req: Request, maxBytes: number): Promise<Import
         return;
       }
       found = true;
-      const format = formatOf(info.mimeType, info.filename) ?? 'csv';
       const out = new PassThrough();
       file.on('limit', () => out.destroy(new ApiError('payload_too_large', `The import file is larger than ${maxBytes} bytes (REST_IMPORT_MAX_BYTES).`)));
       file.on('error', (error: Error) => out.destroy(error));
       file.pipe(out);
-      resolve({ format, stream: limited(out, maxBytes) });
+      const stream = limited(out, maxBytes);
+      const format = formatOf(info.mimeType, info.filename);
+      if (format) resolve({ format, stream });
+      else sniff(stream).then((sniffed) => resolve({ format: sniffed, stream }), reject);
     });
     parser.on('error', (error: Error) => reject(new BadRequestError(`The multipart body is malformed: ${error.message}`)));
     parser.on('close', () => {

@@ -333,4 +333,15 @@ forEachDriver('imports', (ctx) => {
     expect(flags.body).to.include({ created: 2, skipped: 1 });
     expect(flags.body.errors[0]).to.include({ row: 4, column: 'featured' });
   });
+
+  it('an untyped file (application/octet-stream, or a multipart part without a known type) is read as xlsx when it is a zip, else as CSV', async () => {
+    const p = ctx.unique('oc');
+    const asXlsx = await ctx.request().post(`${API}/products/import`).set('Content-Type', 'application/octet-stream').send(await xlsx([['name', 'sku', 'price'], ['O1', `${p}-1`, 1]]));
+    expect(asXlsx.status, asXlsx.text).to.equal(200);
+    const asCsv = await ctx.request().post(`${API}/products/import`).set('Content-Type', 'application/octet-stream').send(Buffer.from(csv([['name', 'sku', 'price'], ['O2', `${p}-2`, '1']])));
+    expect(asCsv.status, asCsv.text).to.equal(200);
+    const part = await ctx.request().post(`${API}/products/import`).attach('file', await xlsx([['name', 'sku', 'price'], ['O3', `${p}-3`, 1]]), { filename: 'upload', contentType: 'application/octet-stream' });
+    expect(part.status, part.text).to.equal(200);
+    expect(await countSku(p)).to.equal(3);
+  });
 });
