@@ -71,6 +71,7 @@ export async function runImport(rows: AsyncIterable<SheetRow>, target: ImportTar
     const chunk = pending;
     pending = [];
     for (let from = 0; from < chunk.length; from += IMPORT_CHUNK) await resolveLookups(chunk.slice(from, from + IMPORT_CHUNK), columns, target.serviceOf, ctx);
+    checkOwners(chunk, target);
     await markDuplicates(chunk, plan);
     if (!skip && chunk.some((r) => r.error)) {
       await validateOnly(chunk, plan);
@@ -111,4 +112,15 @@ export async function runImport(rows: AsyncIterable<SheetRow>, target: ImportTar
   summary.skipped = errorsTotal;
   progress();
   return summary;
+}
+
+/** After the lookups: an owner a relation column (`user.email`) named that is not the caller, for a caller who may write only their own, is a row error. */
+function checkOwners(rows: BuiltRow[], target: ImportTarget): void {
+  const field = target.service.entry.info.owner;
+  if (!field || target.owner === null || target.owner === undefined) return;
+  for (const r of rows) {
+    const value = r.record[field];
+    if (r.error || value === null || value === undefined || String(value) === String(target.owner)) continue;
+    r.error = { row: r.row, column: field, field, code: 'owner', message: `The ${field} of row ${r.row} is not yours.` };
+  }
 }

@@ -344,4 +344,14 @@ forEachDriver('imports', (ctx) => {
     expect(part.status, part.text).to.equal(200);
     expect(await countSku(p)).to.equal(3);
   });
+
+  it('lookups obey the caller\'s read rules and ownership: another user named through user.email is a row error', async () => {
+    const product = await ctx.product({ sku: ctx.unique('own') });
+    const mine = await importCsv('reviews', csv([['product.sku', 'user.email', 'rating'], [product.sku, carol.user.email, '5']]), {}, carol.agent());
+    expect(mine.status, mine.text).to.equal(200);
+    const theirs = await importCsv('reviews', csv([['product.sku', 'user.email', 'rating'], [product.sku, dave.user.email, '5']]), {}, carol.agent());
+    expectError(theirs, 422, 'validation_error');
+    expect(theirs.body.rows[0]).to.include({ row: 2 });
+    expect(['owner', 'not_found']).to.include(theirs.body.rows[0].code);
+  });
 });
