@@ -105,6 +105,7 @@ async function writeOnce(rows: BuiltRow[], plan: ChunkPlan): Promise<ChunkOutcom
  * row by row so only the rows it concerns are skipped. `abort`: the first error throws.
  */
 export async function writeChunk(rows: BuiltRow[], plan: ChunkPlan, skip: boolean): Promise<ChunkOutcome> {
+  let checked = false;
   for (let attempt = 0; attempt < 5; attempt += 1) {
     const live = rows.filter((r) => !r.error);
     if (live.length === 0) return { created: 0, updated: 0, unchanged: 0 };
@@ -113,6 +114,12 @@ export async function writeChunk(rows: BuiltRow[], plan: ChunkPlan, skip: boolea
     } catch (error) {
       if (error instanceof ValidationError && rowErrorsOf(error, live, plan.columns)) {
         if (!skip) return { created: 0, updated: 0, unchanged: 0 };
+        continue;
+      }
+      // a value already stored: the chunk's unique values read once (one query a field) and those rows marked
+      if (skip && !checked && plan.mode === 'insert' && error instanceof ApiError && error.type === 'unique_violation') {
+        checked = true;
+        await markDuplicates(live, plan);
         continue;
       }
       if (error instanceof UpsertConflictError) {
