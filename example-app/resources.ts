@@ -69,6 +69,7 @@ export function exampleResources(models: MongoModels | SqlModels, driver: Driver
     },
     {
       name: 'products',
+      imports: true,
       MODEL: 'product',
       model: models.Product,
       RELATIONS: ['category', 'reviews', 'tags'],
@@ -88,6 +89,7 @@ export function exampleResources(models: MongoModels | SqlModels, driver: Driver
     },
     {
       name: 'reviews',
+      imports: true,
       MODEL: 'review',
       model: models.Review,
       RELATIONS: ['product', 'user'],
@@ -113,6 +115,7 @@ export function exampleResources(models: MongoModels | SqlModels, driver: Driver
     },
     {
       name: 'orders',
+      imports: true,
       MODEL: 'order',
       model: models.Order,
       RELATIONS: ['user'],

@@ -10,6 +10,7 @@ import { idempotencyGate } from './service/idempotency-gate';
 import { apiFront } from './http/api-front';
 import { notFound, unmatchedRoutes } from './http/unmatched-route';
 import { exportRoutes } from './export/export-routes';
+import { importRoutes } from './import/import-routes';
 import { relationExportRoutes } from './export/relation-export-routes';
 import { tableTemplate, type PdfTemplate } from './export/pdf-templates';
 import { errorMiddleware } from './http/error-middleware';
@@ -69,7 +70,6 @@ export function createRestApi(options: RestApiOptions = {}): RestApi {
   const cache = new ReadCache(cacheSettings, log, (model) => registry.entry(model).declaration.cache, pipeline.targetOf, options.cacheStore);
   // with the cache off the routes run their reads directly: no request passes through it
   const reads: ReadGate = cacheSettings.enabled ? cachedReads(cache) : directRead;
-
   const feedRedis = cacheSettings.redisUrl && (cacheSettings.store === 'redis' || process.env.REDIS_URL) ? cacheSettings.redisUrl : null;
   const ryw = readYourWritesOf(cache, config.readYourWritesMs, feedRedis); // decision 86: the caller's reads go to the primary after their write
   const changes = new ChangeFeed(changeSettingsFromEnv(options.changes ?? {}, feedRedis, cacheSettings.prefix), log);
@@ -212,7 +212,7 @@ export function createRestApi(options: RestApiOptions = {}): RestApi {
         const chosen = routeOptions.get(entry.info.name)?.updateMultipleRoutes ?? ['batch', 'update-multiple'];
         const hierarchy = new HierarchyReads(service, config);
         table.add(...resourceRoutes(service, { updateMultipleRoutes: chosen, read: reads, hierarchy }));
-        table.add(...exportRoutes(service, { catalog: registry, config, log, templates }));
+        table.add(...exportRoutes(service, { catalog: registry, config, log, templates }), ...importRoutes(service, { config, serviceOf: (model) => services.get(model) }));
       }
       // decision 58: each resource's nestedWrites resolved against the other services (start-up errors name the key)
       for (const service of services.values()) service.enableNestedWrites(new NestedWrites(service, (m) => services.get(m)));

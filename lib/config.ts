@@ -30,6 +30,10 @@ export interface RestConfig {
   maxLoadedRecords: number;
   /** REST_MAX_NESTED_RECORDS: most nested items (records, ids, links) one write request may hold (decision 75; more is a 422). */
   maxNestedRecords: number;
+  /** REST_IMPORT_ATOMIC_ROWS: most rows an `on_error=abort` import writes all or nothing (decision 82; more is a 413). */
+  importAtomicRows: number;
+  /** REST_IMPORT_MAX_BYTES: most bytes of one import file (decision 82; the JSON body limit does not apply; more is a 413). */
+  importMaxBytes: number;
   /** REST_VALIDATE_COLUMNS: check field names against the model. */
   validateColumns: boolean;
   /** REST_STRICT_COLUMNS: unknown select/orderby columns are a 400 (else dropped). */
@@ -73,6 +77,8 @@ export function configFromEnv(overrides: Partial<RestConfig> = {}): RestConfig {
     maxNestedRecords: envInt('REST_MAX_NESTED_RECORDS', 1000),
     requestTimeoutMs: envInt('REST_REQUEST_TIMEOUT_MS', 60_000),
     readYourWritesMs: envInt('REST_READ_YOUR_WRITES_MS', 5_000),
+    importAtomicRows: envInt('REST_IMPORT_ATOMIC_ROWS', 10_000),
+    importMaxBytes: envInt('REST_IMPORT_MAX_BYTES', 1024 * 1024 * 1024),
     validateColumns: envBool('REST_VALIDATE_COLUMNS', true),
     strictColumns: envBool('REST_STRICT_COLUMNS', true),
     operators: OPERATORS,

@@ -74,6 +74,11 @@ export interface ResourceDeclaration<M = unknown> extends ModelDeclaration<M> {
    */
   upsertKeys?: string[][];
   /**
+   * Decision 82: `POST /{resource}/import` takes a CSV or XLSX file whose headers name the
+   * columns as the export does (plus to-one paths such as `user.email`), written in chunks.
+   */
+  imports?: boolean;
+  /**
    * An integer field the library sets to 1 on create and increments with every write of the
    * record (decision 81): shows and single-record write answers carry `ETag: "<version>"`, and
    * `If-Match` on PUT, PATCH or DELETE is compared inside the write. Never written from a body.

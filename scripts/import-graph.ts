@@ -77,7 +77,7 @@ export const LAYERS: string[][] = [
   ['lib', 'drivers'],
   ['cli'],
   ['testing'],
-  ['openapi', 'export', 'history'],
+  ['openapi', 'export', 'history', 'import'],
   ['relations', 'hierarchy', 'changes'],
   ['cache', 'auth', 'soft-delete'],
   ['http'],

@@ -9,6 +9,7 @@ import { parseArgs } from 'node:util';
 import { generateClientFile, UsageError } from './client-command';
 import type { CliIo } from './cli-io';
 import { EMULATOR_USAGE, runEmulatorCommand } from './emulator-command';
+import { IMPORT_USAGE, runImportCommand } from './import-command';
 
 export const USAGE = `Usage: generic-resource-rest <command> [options]
 
@@ -21,7 +22,7 @@ Commands:
       --header   "name: value" sent with the HTTP request (repeatable), e.g.
                  --header "authorization: Bearer <token>" when the docs ask for credentials
       --timeout  seconds to wait for the server (default 30)
-${EMULATOR_USAGE}
+${EMULATOR_USAGE}${IMPORT_USAGE}
 Options:
   -h, --help   this text
 
@@ -87,7 +88,8 @@ export async function runCli(argv: string[], io: CliIo = processIo): Promise<num
       return 0;
     }
     if (command === 'emulator') return await runEmulatorCommand(rest, io, USAGE);
-    if (command !== 'client') throw new UsageError(`unknown command "${command}" (the commands: client, emulator).`);
+    if (command === 'import') return await runImportCommand(rest, io, USAGE);
+    if (command !== 'client') throw new UsageError(`unknown command "${command}" (the commands: client, emulator, import).`);
     const options = parseClientArgs(rest);
     if (options.help) {
       io.out(USAGE);

@@ -7,3 +7,4 @@ export type { AggregateFunctions, AggregateItem, AggregateOptions, BucketItem, B
 export { changes, SseParser, type ChangeMessage, type ChangesOptions, type ChangesConnection } from './changes';
 export { upsert, updateIfMatch, type UpsertAnswer, type UpsertAction, type WriteHeaders } from './writes';
 export { readHistory, revertRecord, type HistoryEntry, type HistoryPage, type HistoryOptions, type RevertOptions } from './history';
+export { importFile, type ImportFileOptions, type ImportSummary, type ImportProgress, type ImportRowError, type ImportBody } from './import-file';

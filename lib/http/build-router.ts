@@ -58,6 +58,9 @@ function handler(route: RouteDefinition, options: RouterOptions): RequestHandler
     // stored also when the deadline answered already: what was written is written
     // a store that fails here leaves the key claimed until it is stale: the answer still goes out
     if (held) await held.complete(result instanceof Reply ? result.status : 200, answerHeaders(res, result instanceof Reply ? result.headers : {}), json ?? JSON.stringify(serialize((result as Reply).body))).catch(() => undefined);
+    // a route that streamed its own answer (an import's progress) ends it now, after the cache bump and the key's store
+    const finish = (res.locals as { restFinish?: () => void }).restFinish;
+    if (finish) return finish();
     // the deadline answered already (503 timeout): the late result has no one to go to
     if (res.headersSent || deadlinePassed(res)) return;
     if (!(result instanceof Reply)) {
@@ -242,7 +245,7 @@ export function buildRouter(table: RouteTable, middlewares: RouteMiddlewareFacto
       const ctx = (res.locals as { restContext?: RequestContext }).restContext;
       if (ctx) ctx.route = matcher.route.name;
       let layer = 0;
-      if (deadlineMs && matcher.route.answers !== 'stream') armDeadline(res, deadlineMs, out);
+      if (deadlineMs && matcher.route.answers !== 'stream' && !matcher.route.longRunning) armDeadline(res, deadlineMs, out);
       const next = (error?: unknown): void => {
         // the deadline answered: nothing the chain does afterwards reaches the client
         if (deadlinePassed(res)) return;

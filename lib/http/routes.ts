@@ -61,6 +61,8 @@ export interface RouteDefinition {
    * a right on the related resource, and on the parent); all are required. Default: the name convention.
    */
   permissions?: string[];
+  /** A JSON route that may run for minutes (an import): no request deadline (REST_REQUEST_TIMEOUT_MS). */
+  longRunning?: boolean;
   /** One line for the API description. */
   summary: string;
   /** The query parameters the route accepts, when its action is not in lib/query/route-params.ts (decision 64). */

@@ -172,6 +172,7 @@ export function buildOpenApi(table: DocumentedRoutes, registry: Registry, option
       responses: { ...success, ...Object.fromEntries(statuses.map((s) => [String(s), { $ref: `#/components/responses/Error${s}` }])) },
     };
     if (shape.body) operation.requestBody = { required: true, content: { 'application/json': { schema: shape.body } } };
+    if (shape.bodyContent) operation.requestBody = { required: true, content: Object.fromEntries(Object.entries(shape.bodyContent).map(([type, schema]) => [type, { schema }])) };
     if (options.security) operation.security = open ? [{}, ...options.security.requirement] : options.security.requirement;
     (paths[path] ??= {})[route.method] = operation;
     if (!tags.has(route.resource)) tags.set(route.resource, parent ? `The ${route.resource} resource (records of ${parent.name}) and its relation routes.` : `The routes under /${route.resource}: the records of the authenticated user.`);

@@ -9,6 +9,8 @@ export interface OperationShape {
   response: JsonSchema;
   /** The success status (default 200). */
   status?: string;
+  /** A body in other media types than JSON (an import's file), by type. */
+  bodyContent?: Record<string, JsonSchema>;
   /** May answer 207, a partial success naming the ids not found (decision 48). */
   partial?: boolean;
 }
@@ -82,6 +84,27 @@ function relationShape(route: DocumentedRoute, c: ShapeContext): OperationShape 
   }
 }
 
+/** Decision 82: `POST /{resource}/import`, a CSV or XLSX file in, the summary (or a progress stream) out. */
+function importShape(): OperationShape {
+  const file = { type: 'string', format: 'binary' };
+  const rowError = { type: 'object', properties: { row: { type: 'integer' }, column: { type: ['string', 'null'] }, field: { type: ['string', 'null'] }, code: { type: 'string' }, message: { type: 'string' } }, required: ['row', 'column', 'field', 'code', 'message'] };
+  const count = { type: 'integer', minimum: 0 };
+  const summary = { type: 'object', properties: { rows: count, created: count, updated: count, unchanged: count, skipped: count, errors: { type: 'array', items: rowError, maxItems: 1000 } }, required: ['rows', 'created', 'updated', 'unchanged', 'skipped', 'errors'] };
+  const response = {
+    description: 'The summary; with `Accept: text/event-stream`, `progress` events (`{"rows", "written", "errors"}`, at least every second) then `done` (the summary) or `failed` (the error body)',
+    content: { 'application/json': { schema: summary }, 'text/event-stream': { schema: { type: 'string' } } },
+  };
+  return {
+    params: ['mode', 'match', 'on_error'],
+    bodyContent: {
+      'text/csv': { type: 'string', description: 'RFC 4180, UTF-8 (a BOM allowed), a header row naming the columns as the export does, plus to-one paths (`user.email`).' },
+      'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet': file,
+      'multipart/form-data': { type: 'object', properties: { file }, required: ['file'] },
+    },
+    response,
+  };
+}
+
 /** The request body and success answer of a route, by its action. */
 export function operationShape(route: DocumentedRoute, c: ShapeContext): OperationShape {
   const record = schemaRef(c.type);
@@ -112,6 +135,8 @@ export function operationShape(route: DocumentedRoute, c: ShapeContext): Operati
       const body = { type: 'object', properties: { match: { type: 'array', items: { type: 'string' }, description: 'One declared set of match keys (may be left out when one set is declared).' }, [c.model]: { oneOf: [anyObject, { type: 'array', items: anyObject }] } }, required: [c.model] };
       return { params: [], body, response: jsonResponse(answer, 'What was done to each record, in request order') };
     }
+    case 'import':
+      return importShape();
     case 'validate':
       return { params: [], body: create, response: jsonResponse({ type: 'object', properties: { success: { const: true } }, required: ['success'] }, 'The record would be accepted') };
     case 'update':

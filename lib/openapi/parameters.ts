@@ -138,6 +138,9 @@ export const PARAMETERS: Record<string, ParameterSpec> = {
     schema: { type: 'object', properties: { page: { type: 'integer', minimum: 1 }, pageSize: { type: 'integer', minimum: 1 } }, additionalProperties: false },
     example: { page: 1, pageSize: 15 },
   },
+  mode: { name: 'mode', description: 'Imports: `insert` (default) or `upsert` by `match` (decision 79).', schema: { type: 'string', enum: ['insert', 'upsert'] } },
+  match: { name: 'match', description: 'Imports with mode=upsert: the match keys, comma-separated (optional when the resource declares one set).', schema: { type: 'string' } },
+  on_error: { name: 'on_error', description: 'Imports: `abort` (default; all or nothing up to REST_IMPORT_ATOMIC_ROWS rows, a 422 listing the row errors) or `skip` (committed chunks, bad rows listed).', schema: { type: 'string', enum: ['abort', 'skip'] } },
   _scenario: { name: '_scenario', description: 'Relation routes: the scenario (attach, bulk_attach, sync, toggle, bulk_create, bulk_update, bulk_delete, bulk_detach, bulk_update_pivot).', schema: { type: 'string' } },
 };
 

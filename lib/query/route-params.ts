@@ -34,6 +34,8 @@ const BY_ACTION: Record<string, readonly string[]> = {
   // decision 83: a record's history (its page) and a revert (no parameters)
   history: ['pagination', 'soft_delete'],
   revert: [],
+  // decision 82: the file is the body; its options travel in the query
+  import: ['mode', 'match', 'on_error'],
   update: [],
   updatePatch: [],
   updateMultiple: [],

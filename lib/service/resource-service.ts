@@ -1,5 +1,6 @@
 import { ResourceUpserts } from './writes/resource-upserts';
 import type { Id, Row, Transaction } from '../driver';
+import type { Filter } from '../query/ast';
 import { BadRequestError, MissingIdsError, NotFoundError, ValidationError } from '../errors';
 import { modelsTouchedByDelete } from '../resource/references';
 import { runHook } from './hooks';
@@ -29,6 +30,18 @@ export class ResourceService extends ResourceUpserts {
   /** The check of a resource route's body keys (decisions 50, 77), by the route's action; null: its body is not read. */
   bodyCheck(action: string): BodyCheck | null {
     return resourceBodyCheck(this.entry, action, () => this.nested?.relations ?? null);
+  }
+
+  /** Decision 82: the key and `field` of the records matching `filter` (the caller's scope in it), one query through the door. */
+  async listKeys(field: string, filter: Filter, _ctx: RequestContext): Promise<Array<{ key: Id; value: unknown }>> {
+    const key = this.entry.info.key;
+    const { rows } = await this.db(() => this.database.list({ model: this.name, filter, select: [key, field], relations: [], order: [], page: null, limit: null }));
+    return rows.map((row) => ({ key: row[key] as Id, value: row[field] }));
+  }
+
+  /** Decision 82: whether the caller may update records of this resource (an import's upsert mode needs it). */
+  mayUpdate(ctx: RequestContext): boolean {
+    return this.pipeline.policy.possession(this.entry.info, 'update', ctx) !== null;
   }
 
   async destroy(rawId: string, ctx: RequestContext, scope: WriteScope = {}): Promise<WriteResult> {

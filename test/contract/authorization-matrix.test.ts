@@ -151,6 +151,14 @@ forEachDriver('authorization: role matrix', (ctx: ContractContext) => {
       unchanged = async () => expect((await ctx.request().get(`${API}/${resource}/${rec.id}`)).status).to.equal(200);
     }
     const url = `${API}${path}`;
+    if (route.action === 'import') {
+      // decision 82: one row of a CSV; an order's owner is the caller (another owner is a row error for an "own" grant)
+      const row = { ...createBody(resource), ...(resource === 'orders' && actor ? { user_id: actor.user.id } : {}) };
+      const text = `${Object.keys(row).join(',')}\r\n${Object.values(row).map(String).join(',')}\r\n`;
+      const before = await ctx.count(resource);
+      const res = await agent.post(url).set('Content-Type', 'text/csv').send(text);
+      return { res, unchanged: async () => expect(await ctx.count(resource)).to.equal(before) };
+    }
     // the change feed streams until closed: read up to its first frame (or an error body), then hang up
     if (route.action === 'changes') return { res: await agent.get(url).buffer(true).parse(firstFrame), unchanged };
     const res = await (body === undefined ? agent[route.method](url) : agent[route.method](url).send(body as object));

