@@ -27,6 +27,8 @@ export interface HistoryHost {
   table(model: string): StorageInfo;
   model(model: string): ModelInfo;
   run: Run;
+  /** A statement that writes outside any request transaction (the tables' DDL): never a read lease (READ ONLY behind a pooler, a replica). */
+  write: (statement: SqlStatement) => Promise<Record<string, unknown>[]>;
   /** The columns a read selects (its select narrowed to the caller's view), as the driver's updateRows reads them. */
   fields(model: string, read: ListQuery): string[];
   shape(model: string, fields: string[], raw: Record<string, unknown>): Row;
@@ -98,8 +100,8 @@ export function sqlHistoryStore(host: HistoryHost): HistoryCapability {
         done = (async () => {
           const [server] = await run({ sql: `SELECT current_setting('server_version_num')::integer AS "n"`, bind: [] });
           returnsOld = Number(server?.n ?? 0) >= 180000;
-          await run({ sql: `CREATE TABLE IF NOT EXISTS ${table} ("record_id" text NOT NULL, "version" integer NOT NULL, "op" text NOT NULL, "at" timestamptz NOT NULL, "actor" jsonb NOT NULL, "request_id" text, "changes" jsonb NOT NULL)`, bind: [] }).catch(harmless);
-          await run({ sql: `CREATE INDEX IF NOT EXISTS ${index} ON ${table} ("record_id", "version" DESC)`, bind: [] }).catch(harmless);
+          await host.write({ sql: `CREATE TABLE IF NOT EXISTS ${table} ("record_id" text NOT NULL, "version" integer NOT NULL, "op" text NOT NULL, "at" timestamptz NOT NULL, "actor" jsonb NOT NULL, "request_id" text, "changes" jsonb NOT NULL)`, bind: [] }).catch(harmless);
+          await host.write({ sql: `CREATE INDEX IF NOT EXISTS ${index} ON ${table} ("record_id", "version" DESC)`, bind: [] }).catch(harmless);
         })();
         ready.set(table, done);
         done.catch(() => ready.delete(table));
