@@ -1,12 +1,11 @@
 import type { Document } from 'mongodb';
 import type { Having } from '../../lib/query/aggregate-ast';
 import type { Filter } from '../../lib/query/ast';
-import type { Catalog, FieldInfo, ModelInfo } from '../../lib/resource/model-info';
+import type { FieldInfo } from '../../lib/resource/model-info';
+import { ANSWER, answerCatalog } from '../../lib/query/answer-catalog';
 import { mapFilter } from '../../lib/query/walk';
 import { CompileContext } from './compile-context';
 import { compileFilterStages } from './compile-filter';
-
-const ANSWER = '__answer';
 
 /** Where each answer column sits in a `$group` output document: group values in `_id`. */
 const path = (key: string): string => (key.startsWith('g') ? `_id.${key}` : key);
@@ -20,21 +19,7 @@ export function compileHaving(having: Having | null | undefined): Document[] {
   if (!having) return [];
   const fields: Record<string, FieldInfo> = {};
   for (const [key, info] of Object.entries(having.fields)) fields[path(key)] = { ...info, name: path(key) };
-  const model: ModelInfo = {
-    name: ANSWER,
-    key: '\u0000',
-    idType: 'objectId',
-    fields,
-    relations: {},
-    hiddenRelations: {},
-    fillable: [],
-    fieldsByRole: {},
-    hierarchyField: null,
-    owner: null,
-    softDelete: null,
-    timestamps: false,
-  };
-  const catalog: Catalog = { model: () => model, has: (name) => name === ANSWER, all: () => [model] };
+  const catalog = answerCatalog(fields, 'objectId');
   const filter = mapFilter(having.filter, ANSWER, () => ANSWER, (node): Filter => (node.kind === 'condition' ? { ...node, field: path(node.field) } : node));
   return compileFilterStages(filter, ANSWER, new CompileContext(catalog, { [ANSWER]: { collection: ANSWER } }));
 }

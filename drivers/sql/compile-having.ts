@@ -1,11 +1,10 @@
 import type { AggregateQuery, Having } from '../../lib/query/aggregate-ast';
-import type { Catalog, FieldInfo, ModelInfo } from '../../lib/resource/model-info';
+import type { FieldInfo } from '../../lib/resource/model-info';
+import { ANSWER, answerCatalog } from '../../lib/query/answer-catalog';
 import { CompileContext } from './compile-context';
 import { compileFilter } from './compile-filter';
 import type { StorageInfo } from './model-map';
 import { quoteIdent, type ParamBuilder } from './sql-builder';
-
-const ANSWER = '__answer';
 
 /** 2^960: a scaled sum or average below it is exact and finite once multiplied back by 2^64. */
 const LIMIT = '9.7453140114e288';
@@ -34,21 +33,7 @@ export function compileHaving(query: AggregateQuery, having: Having, scaled: boo
     if (key.startsWith('m')) columns[key] = `h${key.slice(1)}`;
     else if (textKeys[Number(key.slice(1))]) textCasts[key] = 'text';
   }
-  const model: ModelInfo = {
-    name: ANSWER,
-    key: '\u0000',
-    idType: 'integer',
-    fields,
-    relations: {},
-    hiddenRelations: {},
-    fillable: [],
-    fieldsByRole: {},
-    hierarchyField: null,
-    owner: null,
-    softDelete: null,
-    timestamps: false,
-  };
-  const catalog: Catalog = { model: () => model, has: (name) => name === ANSWER, all: () => [model] };
+  const catalog = answerCatalog(fields, 'integer');
   const storage: StorageInfo = { table: 'h', columns, textCasts, createdAt: null, updatedAt: null };
   const ctx = new CompileContext(catalog, { [ANSWER]: storage });
   const values = query.measures.map((_, i) => `${measureValue(query, i, scaled[i], alias)} AS ${quoteIdent(`h${i}`)}`);
