@@ -222,7 +222,7 @@ export class MongoDriver extends ConnectionDriver<Connection> implements Driver 
 
   /** Decision 79: one bulkWrite of upserts per chunk; decision 80: the Idempotency-Key store; decision 83: history (history-store.ts). */
   upsert = (model: string, chunk: UpsertChunk, tx: Transaction): Promise<UpsertOutcome> => upsertRecords(this.writes, model, chunk, tx);
-  readonly idempotency = mongoIdempotencyStore(() => this.db());
+  readonly idempotency = mongoIdempotencyStore(() => this.db(), (tx) => this.session(tx as Transaction));
   readonly history = mongoHistoryStore(() => this.db(), (m) => this.collection(m), (tx) => this.session(tx));
 
   async delete(model: string, ids: Id[], tx: Transaction): Promise<Id[]> {

@@ -37,8 +37,11 @@ export interface StoredAnswer {
   body: string;
 }
 
-/** Claiming a key: done, or what is stored under it (no answer yet: the first request still runs). */
-export type ClaimOutcome = { claimed: true } | { claimed: false; fingerprint: string; answer: StoredAnswer | null };
+/**
+ * Claiming a key: done, or what is stored under it (no answer yet: the first request still runs;
+ * `lost`: its writes committed but its instance stopped before the answer was stored).
+ */
+export type ClaimOutcome = { claimed: true } | { claimed: false; fingerprint: string; answer: StoredAnswer | null; lost?: boolean };
 
 /**
  * Idempotency keys (decision 80) in a table or collection the driver creates on first use, shared
@@ -47,6 +50,12 @@ export type ClaimOutcome = { claimed: true } | { claimed: false; fingerprint: st
  */
 export interface IdempotencyCapability {
   claim(caller: string, key: string, fingerprint: string, ttlSeconds: number, staleSeconds: number): Promise<ClaimOutcome>;
+  /**
+   * Inside the request's write transaction (`tx`, a Transaction of the same driver): the key's
+   * writes are committed with it, so a claim whose writes committed is never taken over and run
+   * again, even when its instance stops before `complete`.
+   */
+  markCommitted(caller: string, key: string, tx: unknown): Promise<void>;
   complete(caller: string, key: string, answer: StoredAnswer): Promise<void>;
   release(caller: string, key: string): Promise<void>;
 }

@@ -3,6 +3,7 @@ import type { Request, Response } from 'express';
 import { ApiError, BadRequestError } from '../errors';
 import type { IdempotencyCapability } from '../driver';
 import type { RequestContext } from '../service/request-context';
+import type { HeldMark } from '../service/held-key';
 import { Reply, type RouteDefinition } from './routes';
 
 /**
@@ -41,6 +42,13 @@ class KeyInProgress extends ApiError {
   }
 }
 
+/** A first request whose writes committed, but whose instance stopped before its answer was stored. */
+class AnswerLost extends ApiError {
+  constructor() {
+    super('conflict', 'The first request with this Idempotency-Key committed its writes, but its answer was lost (its instance stopped); the writes are not repeated: read the resource to see them.');
+  }
+}
+
 /** Body compared as parsed JSON, key order aside. */
 function canonical(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(canonical);
@@ -59,6 +67,8 @@ function fingerprintOf(req: Request): string {
 
 /** A claimed key: how the router stores or drops the answer. */
 export interface HeldKey {
+  /** What the request's write transactions mark committed (runHolding). */
+  mark: HeldMark;
   complete(status: number, headers: Record<string, string>, body: string): Promise<void>;
   release(): Promise<void>;
 }
@@ -78,11 +88,12 @@ export async function holdKey(gate: IdempotencyGate | undefined, route: RouteDef
   const fingerprint = fingerprintOf(req);
   const found = await store.claim(caller, key, fingerprint, gate.ttlSeconds, gate.staleSeconds);
   if (!found.claimed) {
-    if (!found.answer) throw new KeyInProgress();
+    if (!found.answer) throw found.lost ? new AnswerLost() : new KeyInProgress();
     if (found.fingerprint !== fingerprint) throw new ApiError('idempotency_key_reused', 'This Idempotency-Key was used with another request (method, path or body).');
     return new Reply(found.answer.status, null, { ...found.answer.headers, 'Idempotent-Replayed': 'true' }, found.answer.body);
   }
   return {
+    mark: { store, caller, key, marked: false },
     complete: (status, headers, body) => {
       const kept: Record<string, string> = {};
       for (const [name, value] of Object.entries(headers)) if (KEPT_HEADERS.includes(name.toLowerCase())) kept[name] = value;

@@ -4,6 +4,7 @@ import type { Driver, HistoryCapability, IdempotencyCapability, Id, ListResult, 
 import type { ListQuery } from '../query/ast';
 import type { AggregateQuery, AggregateResult } from '../query/aggregate-ast';
 import type { ResourceEntry } from './declarations/registry';
+import { heldMark } from './held-key';
 
 /**
  * The one door to a resource's database. Every read and write of the service, and through the
@@ -68,7 +69,23 @@ export class Database {
   }
 
   transaction<T>(work: (tx: Transaction) => Promise<T>): Promise<T> {
-    return this.guarded(() => this.driver.transaction(work));
+    return this.guarded(() => this.marking(work));
+  }
+
+  /**
+   * Decision 80: a request holding an Idempotency-Key of this database marks it committed first
+   * thing in its first write transaction (first, so a last statement that commits, `endsWithNext`,
+   * still ends the transaction): the mark commits or rolls back with the writes.
+   */
+  private async marking<T>(work: (tx: Transaction) => Promise<T>): Promise<T> {
+    const hold = heldMark();
+    if (!hold || hold.marked || hold.store !== this.idempotency) return this.driver.transaction(work);
+    const result = await this.driver.transaction(async (tx) => {
+      await hold.store.markCommitted(hold.caller, hold.key, tx);
+      return work(tx);
+    });
+    hold.marked = true;
+    return result;
   }
 
   /**
@@ -76,7 +93,7 @@ export class Database {
    * with its own sentinel, then translates what remains through `guarded`).
    */
   transactionUntranslated<T>(work: (tx: Transaction) => Promise<T>): Promise<T> {
-    return this.driver.transaction(work);
+    return this.marking(work);
   }
 
   insert(model: string, records: Record<string, unknown>[], tx: Transaction): Promise<Id[]> {
@@ -113,16 +130,29 @@ export class Database {
     return this.driver.upsert(model, chunk, tx);
   }
 
-  /** Decision 80: the Idempotency-Key store of this resource's database (null: the driver keeps none); errors translated. */
+  /**
+   * Decision 80: the Idempotency-Key store of this resource's database (null: the driver keeps
+   * none); errors translated, except the mark written inside a transaction. One object per driver
+   * store, so a held key knows its database.
+   */
   get idempotency(): IdempotencyCapability | null {
     const store = this.driver.idempotency;
     if (!store) return null;
-    return {
-      claim: (...args) => this.guarded(() => store.claim(...args)),
-      complete: (...args) => this.guarded(() => store.complete(...args)),
-      release: (...args) => this.guarded(() => store.release(...args)),
-    };
+    if (this.keys?.raw !== store) {
+      this.keys = {
+        raw: store,
+        door: {
+          claim: (...args) => this.guarded(() => store.claim(...args)),
+          markCommitted: (...args) => store.markCommitted(...args),
+          complete: (...args) => this.guarded(() => store.complete(...args)),
+          release: (...args) => this.guarded(() => store.release(...args)),
+        },
+      };
+    }
+    return this.keys.door;
   }
+
+  private keys: { raw: IdempotencyCapability; door: IdempotencyCapability } | null = null;
 
   /** Decision 83: the history entries of this resource's database (null: the driver keeps none); errors translated. */
   get history(): HistoryCapability | null {

@@ -22,3 +22,4 @@ export function idempotencyGate(serviceOf: (model: string) => ResourceService | 
     staleSeconds: seconds('REST_IDEMPOTENCY_STALE_S', 120),
   };
 }
+

@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import supertest from 'supertest';
+import type { ExampleApp as FullExampleApp } from '../../example-app/app';
 import { API, expectError, forEachDriver, type Member } from '../support/contract-app';
 
 /** Idempotency-Key (decision 80) on every write route, both drivers. */
@@ -126,6 +127,45 @@ forEachDriver('Idempotency-Key', (ctx) => {
       expect(later.status).to.equal(409);
     } finally {
       await short.close();
+      await other.close();
+    }
+  });
+
+  it('a key whose writes committed is never run again: a failed after-hook or a stopped instance leaves a 409, not a second write', async () => {
+    const saved = process.env.REST_IDEMPOTENCY_STALE_S;
+    process.env.REST_IDEMPOTENCY_STALE_S = '1';
+    const first = await ctx.exampleAppWith({});
+    const other = await ctx.exampleAppWith({});
+    if (saved === undefined) delete process.env.REST_IDEMPOTENCY_STALE_S;
+    else process.env.REST_IDEMPOTENCY_STALE_S = saved;
+    const entry = (first as unknown as FullExampleApp).api.registry.entry('product').declaration;
+    try {
+      const post = (app: typeof first, key: string, body: object) => supertest(app.app).post(`${API}/products`).set('Authorization', `Bearer ${first.info.adminToken}`).set('Idempotency-Key', key).send(body);
+      // the after-hook throws once the record is committed: the request fails, its writes stay
+      entry.hooks = { afterCreate: () => { throw new Error('after-hook failed'); } };
+      const failing = { name: 'Committed', sku: ctx.unique('sku'), price: 1 };
+      const failKey = ctx.unique('key');
+      expect((await post(first, failKey, failing)).status).to.equal(500);
+      const retried = expectError(await post(other, failKey, failing), 409, 'conflict');
+      expect(JSON.stringify(retried)).to.contain('answer was lost');
+      expect(await ctx.count('products', { attr: { sku: failing.sku } })).to.equal(1);
+      // the instance stops answering after its commit (a hook that outlives the stale time): another instance does not run it again
+      entry.hooks = { afterCreate: () => new Promise<void>((resolve) => setTimeout(resolve, 2500)) };
+      const slow = { name: 'Slow', sku: ctx.unique('sku'), price: 1 };
+      const slowKey = ctx.unique('key');
+      const pending = post(first, slowKey, slow).then((r) => r);
+      await new Promise((r) => setTimeout(r, 1500));
+      expectError(await post(other, slowKey, slow), 409, 'conflict');
+      expect(await ctx.count('products', { attr: { sku: slow.sku } })).to.equal(1);
+      const done = await pending;
+      expect(done.status, done.text).to.equal(200);
+      // its answer, once stored, replays as usual
+      const replay = await post(other, slowKey, slow);
+      expect(replay.headers['idempotent-replayed']).to.equal('true');
+      expect(replay.body).to.deep.equal(done.body);
+    } finally {
+      delete entry.hooks;
+      await first.close();
       await other.close();
     }
   });
