@@ -57,9 +57,10 @@ export class ReadYourWrites {
 
   /**
    * A route's work: a read route's reads may go to replicas (outside the caller's window); any
-   * other's go to the primary. A change-feed stream is no read route here: its renders, rechecks
+   * other's go to the primary. Without replicas no route is entered: an AsyncLocalStorage in use
+   * makes Node 20 run a hook on every promise of the process (a few percent of a show). A change-feed stream is no read route here: its renders, rechecks
    * and timers would inherit the route, and the feed renders from the primary (decision 86).
    */
   readonly around = (route: { access: string; action?: string }, ctx: RequestContext, work: () => Promise<unknown>): Promise<unknown> =>
-    route.access === 'read' && route.action !== 'changes' ? routeReads(() => this.replicaAllowed(ctx.user), work) : work();
+    route.access === 'read' && route.action !== 'changes' && replicasInUse() ? routeReads(() => this.replicaAllowed(ctx.user), work) : work();
 }

@@ -16,6 +16,7 @@ describe('read routes and read-your-writes (decision 86)', () => {
   });
 
   it('only read routes run under a route; writes, change-feed streams and work outside requests find none (the primary)', async () => {
+    useReplicas();
     const ryw = new ReadYourWrites(new MemoryWriteMarks(), 1000);
     const ctx = { user: ann } as never;
     expect(await ryw.around({ access: 'read' }, ctx, async () => currentReadRoute() !== undefined)).to.equal(true);
