@@ -38,6 +38,8 @@ export interface Transaction {
    * trip fewer; if the statement fails, nothing is committed). Drivers may ignore it.
    */
   endsWithNext?: boolean;
+  /** The request it runs for (the service's RequestContext, set by its door): history's actor is read here, not from an AsyncLocalStorage. */
+  request?: unknown;
 }
 
 export interface UpdateItem {

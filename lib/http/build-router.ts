@@ -10,7 +10,7 @@ import { Reply, type RouteDefinition, type RouteTable } from './routes';
 import { dropConditionsOnBypass, sendJson } from './send-json';
 import { serialize, toJson } from '../service/reads/serialize';
 import { answerHeaders, holdKey, type HeldKey, type IdempotencyGate } from './idempotency';
-import { runHolding } from '../service/held-key';
+import { holdFor } from '../service/held-key';
 
 /** Middleware a feature puts in front of some routes (permission checks, cache), chosen per route. */
 export type RouteMiddlewareFactory = (route: RouteDefinition) => RequestHandler | null;
@@ -43,8 +43,8 @@ function handler(route: RouteDefinition, options: RouterOptions): RequestHandler
         held = key;
         // the request deadline (armed in `run`) answers for a slow route; the work goes on to its
         // end behind it, so what it commits is still followed by the cache bump below
-        const run = () => (options.around ? options.around(route, ctx, () => route.handler({ req, res, ctx, params })) : route.handler({ req, res, ctx, params }));
-        result = await (held ? runHolding(held.mark, run) : run());
+        if (held) holdFor(ctx, held.mark);
+        result = await (options.around ? options.around(route, ctx, () => route.handler({ req, res, ctx, params })) : route.handler({ req, res, ctx, params }));
       }
     } catch (error) {
       // nothing stored for a failed request; a store that fails too must not hide the request's own error

@@ -105,11 +105,11 @@ export class RelationBase {
   }
 
   /** A transaction that changes one parent's pivot rows: the driver's lock on them is its first statement. */
-  protected pivotTransaction<T>(parentId: Id, work: (tx: Transaction) => Promise<T>): Promise<T> {
+  protected pivotTransaction<T>(parentId: Id, ctx: RequestContext, work: (tx: Transaction) => Promise<T>): Promise<T> {
     return this.parent.database.transaction(async (tx) => {
       await this.lockLinks(parentId, tx);
       return work(tx);
-    });
+    }, ctx);
   }
 
   protected lockLinks(parentId: Id, tx: Transaction): Promise<void> {

@@ -103,7 +103,7 @@ export class RelationRecords extends RelationLookups {
     if (this.config.kind === 'oneToMany') return this.related.update(rawId, {}, ctx, { narrow, notFound, forced: { [this.config.foreignKey]: null } });
     const [row] = await this.related.read([id], { select: null, relations: [] }, ctx, undefined, narrow);
     if (!row) throw notFound();
-    await this.pivotTransaction(parentId, (tx) => this.detachIds(parentId, [id], tx));
+    await this.pivotTransaction(parentId, ctx, (tx) => this.detachIds(parentId, [id], tx));
     return { success: true, model: row };
   }
 
@@ -118,7 +118,7 @@ export class RelationRecords extends RelationLookups {
     this.touch(ctx);
     if (this.config.deleteRelated) await this.related.deleteById({ ids }, ctx, { narrow, notFound, within: this.detachOnSoftDelete(parentId, ids) });
     else if (this.config.kind === 'oneToMany') await this.related.updateMultiple({ ids: ids.map((id) => ({ id })) }, ctx, { itemKey: 'ids', narrow, notFound, forced: { [this.config.foreignKey]: null } });
-    else await this.pivotTransaction(parentId, (tx) => this.detachIds(parentId, ids, tx));
+    else await this.pivotTransaction(parentId, ctx, (tx) => this.detachIds(parentId, ids, tx));
     const models = ids.map((id) => ({ id }));
     return missing.length > 0 ? this.partial(parentId, models, missing) : { success: true, models };
   }

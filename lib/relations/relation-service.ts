@@ -54,7 +54,7 @@ export class RelationService extends RelationRecords {
       if (diff.update.length > 0) await this.pivots.update(this.parent.name, name, diff.update.map((w) => ({ parentId, relatedId: w.id, values: w.values })), tx);
       const inserted = new Set((await this.pivots.attach(this.parent.name, name, diff.attach.map((w) => ({ parentId, relatedId: w.id, values: w.values })), tx)).map((id) => String(id).toLowerCase()));
       return { parentId, attached: diff.attach.filter((w) => inserted.has(String(w.id).toLowerCase())).map((w) => w.id), detached, updated: diff.update.map((w) => w.id) };
-    });
+    }, ctx);
     return this.attachAnswer(scenario, outcome, missing, ctx);
   }
 
@@ -74,7 +74,7 @@ export class RelationService extends RelationRecords {
     const outcome = await this.parent.database.transaction(async (tx) => {
       tx.endsWithNext = true; // nothing is checked after the write: the driver may commit with it
       return this.pivots.guardedLink!(this.parent.name, this.config.relation.name, parentId, wanted, mode, guard, tx);
-    });
+    }, ctx);
     if (!outcome) return null;
     if (!outcome.parentVisible) throw this.parentNotFound(ref);
     this.underParent(parentId, ctx);
@@ -129,7 +129,7 @@ export class RelationService extends RelationRecords {
       const id = this.parseRelated(raw);
       return id === null ? [] : [id];
     });
-    const detached = await this.pivotTransaction(parentId, (tx) => this.detachIds(parentId, ids, tx));
+    const detached = await this.pivotTransaction(parentId, ctx, (tx) => this.detachIds(parentId, ids, tx));
     this.touch(ctx);
     return { detached: detached.length };
   }
@@ -160,7 +160,7 @@ export class RelationService extends RelationRecords {
   /** Updates the pivot rows of attached ids (one statement) and answers those records with their pivots. */
   private async pivotUpdate(parentId: Id, items: WantedLink[], ctx: RequestContext): Promise<Row[]> {
     const name = this.config.relation.name;
-    const links = await this.pivotTransaction(parentId, async (tx) => {
+    const links = await this.pivotTransaction(parentId, ctx, async (tx) => {
       const attached = new Set((await this.pivotsRead(parentId, items.map((i) => i.id), tx)).map((r) => String(r.relatedId)));
       const rows = items.filter((i) => attached.has(String(i.id)));
       await this.pivots.update(this.parent.name, name, rows.map((i) => ({ parentId, relatedId: i.id, values: i.values })), tx);

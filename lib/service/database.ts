@@ -5,6 +5,7 @@ import type { ListQuery } from '../query/ast';
 import type { AggregateQuery, AggregateResult } from '../query/aggregate-ast';
 import type { ResourceEntry } from './declarations/registry';
 import { heldMark } from './held-key';
+import type { RequestContext } from './request-context';
 
 /**
  * The one door to a resource's database. Every read and write of the service, and through the
@@ -68,8 +69,17 @@ export class Database {
     return this.run(tx, () => this.driver.existingIds(model, ids, tx));
   }
 
-  transaction<T>(work: (tx: Transaction) => Promise<T>): Promise<T> {
-    return this.guarded(() => this.marking(work));
+  /** `ctx`: the request the writes are for, kept on the transaction (`Transaction.request`: history's actor, the Idempotency-Key's mark). */
+  transaction<T>(work: (tx: Transaction) => Promise<T>, ctx?: RequestContext): Promise<T> {
+    return this.guarded(() => this.begin(work, ctx));
+  }
+
+  /**
+   * A transaction whose escaping errors the caller handles itself (the pipelined insert abandons
+   * with its own sentinel, then translates what remains through `guarded`).
+   */
+  transactionUntranslated<T>(work: (tx: Transaction) => Promise<T>, ctx?: RequestContext): Promise<T> {
+    return this.begin(work, ctx);
   }
 
   /**
@@ -77,23 +87,22 @@ export class Database {
    * thing in its first write transaction (first, so a last statement that commits, `endsWithNext`,
    * still ends the transaction): the mark commits or rolls back with the writes.
    */
-  private async marking<T>(work: (tx: Transaction) => Promise<T>): Promise<T> {
-    const hold = heldMark();
-    if (!hold || hold.marked || hold.store !== this.idempotency) return this.driver.transaction(work);
+  private async begin<T>(work: (tx: Transaction) => Promise<T>, ctx: RequestContext | undefined): Promise<T> {
+    if (!ctx) return this.driver.transaction(work);
+    const hold = heldMark(ctx);
+    if (!hold || hold.marked || hold.store !== this.idempotency) {
+      return this.driver.transaction((tx) => {
+        tx.request = ctx;
+        return work(tx);
+      });
+    }
     const result = await this.driver.transaction(async (tx) => {
+      tx.request = ctx;
       await hold.store.markCommitted(hold.caller, hold.key, tx);
       return work(tx);
     });
     hold.marked = true;
     return result;
-  }
-
-  /**
-   * A transaction whose escaping errors the caller handles itself (the pipelined insert abandons
-   * with its own sentinel, then translates what remains through `guarded`).
-   */
-  transactionUntranslated<T>(work: (tx: Transaction) => Promise<T>): Promise<T> {
-    return this.marking(work);
   }
 
   insert(model: string, records: Record<string, unknown>[], tx: Transaction): Promise<Id[]> {

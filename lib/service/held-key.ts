@@ -1,9 +1,9 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
 import type { IdempotencyCapability } from '../driver';
+import type { RequestContext } from './request-context';
 
 /**
- * The key the running request holds: the first write transaction of the key's database that
- * commits also marks the key committed, in that transaction (decision 80: stored with its writes).
+ * The key a request holds: the first write transaction of the key's database that commits also
+ * marks the key committed, in that transaction (decision 80: stored with its writes).
  */
 export interface HeldMark {
   store: IdempotencyCapability;
@@ -13,13 +13,13 @@ export interface HeldMark {
   marked: boolean;
 }
 
-const holding = new AsyncLocalStorage<HeldMark>();
+/** Per request context (the router's; services pass it to every transaction): no AsyncLocalStorage, whose hooks would tax every promise. */
+const held = new WeakMap<RequestContext, HeldMark>();
 
-/** Runs a request's work with its held key in scope (only requests that carry a key pay for it). */
-export function runHolding<T>(mark: HeldMark, work: () => T): T {
-  return holding.run(mark, work);
+export function holdFor(ctx: RequestContext, mark: HeldMark): void {
+  held.set(ctx, mark);
 }
 
-export function heldMark(): HeldMark | undefined {
-  return holding.getStore();
+export function heldMark(ctx: RequestContext | undefined): HeldMark | undefined {
+  return ctx ? held.get(ctx) : undefined;
 }

@@ -68,7 +68,7 @@ export class ResourceService extends ResourceUpserts {
         // a concurrent delete removed it first: exactly one caller deletes a record
         if (deleted.length === 0) throw this.notFound(rawId);
         return found;
-      }),
+      }, ctx),
     );
     return this.answerDeleted(row, ctx);
   }
@@ -110,7 +110,7 @@ export class ResourceService extends ResourceUpserts {
         const lost = ids.filter((id) => !deleted.has(String(id)));
         // a concurrent delete took some: this call deletes nothing (all or nothing)
         if (lost.length > 0) throw new MissingIdsError(this.name, lost);
-      }),
+      }, ctx),
     );
     this.touchDeleted(ctx);
     await this.hooks.afterDelete?.([], ctx);
@@ -130,7 +130,7 @@ export class ResourceService extends ResourceUpserts {
         const restored = await this.database.update(this.name, [{ id, changes: { [field]: null } }], tx, { field, isNull: false });
         if (restored === 0) throw new NotFoundError(`No trashed ${this.name} found with id ${rawId}.`); // a concurrent restore won
         return (await this.reload([id], tx, ctx))[0];
-      }),
+      }, ctx),
     );
     ctx.touched.add(this.name);
     return { success: true, model: row };
@@ -150,7 +150,7 @@ export class ResourceService extends ResourceUpserts {
         const deleted = await this.database.delete(this.name, [id], tx);
         if (deleted.length === 0) throw this.notFound(rawId);
         return found;
-      }),
+      }, ctx),
     );
     return this.answerDeleted(row, ctx);
   }

@@ -91,7 +91,7 @@ export class ResourceUpserts extends ResourceWrites {
         if (answered.every((row) => row !== null)) return this.shape(answered as Row[], read, ctx);
         const after = new Map(this.shape((await this.database.list(read, tx)).rows, read, ctx).map((row) => [tupleOf(keys, row), row]));
         return items.map((item) => after.get(tupleOf(keys, item))!);
-      }),
+      }, ctx),
     );
     if (actions.some((a) => a !== 'unchanged')) ctx.touched.add(this.name);
     const of = (kind: UpsertAction) => rows.flatMap((row, i) => (actions[i] === kind ? [i] : []));

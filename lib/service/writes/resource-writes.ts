@@ -49,7 +49,7 @@ export class ResourceWrites extends WritePreparation {
         const ids = await this.database.insert(this.name, records, tx);
         await scope.within?.(tx, ids);
         return this.reload(ids, tx, ctx);
-      }),
+      }, ctx),
     );
     ctx.touched.add(this.name);
     const rows = await runHook(this.hooks.afterCreate, inserted, ctx);
@@ -88,7 +88,7 @@ export class ResourceWrites extends WritePreparation {
         },
         insert: (records) => insertRows(this.name, records, read),
         finish: (rows, tx) => checkWanted(this.registry, wanted, pathOf, errors, tx, rows ? { model: this.name, ids: new Set(rows.map((row) => row[key] as Id)) } : undefined),
-        transaction: (work) => this.database.transactionUntranslated(work),
+        transaction: (work) => this.database.transactionUntranslated(work, ctx),
       }),
     );
     ctx.touched.add(this.name);
@@ -123,7 +123,7 @@ export class ResourceWrites extends WritePreparation {
         await scope.within?.(tx, [id]);
         await this.assertNoCycle([item], tx, () => '');
         return this.reload([id], tx, ctx);
-      }),
+      }, ctx),
     );
     ctx.touched.add(this.name);
     const [row] = await runHook(this.hooks.afterUpdate, [written], ctx);
@@ -203,7 +203,7 @@ export class ResourceWrites extends WritePreparation {
         if (changed.length > 0) stale(await this.database.update(this.name, changed, tx));
         await this.assertNoCycle(items, tx, (i) => `${key}.${i}.`);
         return this.reload(ids, tx, ctx);
-      }),
+      }, ctx),
     ).catch(async (error: unknown) => {
       // the all-or-none UPDATE wrote nothing: the 404 names the ids missing now
       if (shortfall) this.assertAllFound(ids, await this.visibleIds(ids, ctx, undefined, scope.narrow), scope);
