@@ -52,6 +52,12 @@ export class HierarchyReads {
     return listEnvelope(parsed, { rows: trees.slice((page - 1) * size, page * size), total: trees.length });
   }
 
+  /** /first with `hierarchy` ("same parameters as index"): the index's first root with its subtree, or null. */
+  async first(params: RequestParams, ctx: RequestContext): Promise<{ data: Row | null }> {
+    const { data } = (await this.list(params, ctx)) as { data: Row[] };
+    return { data: data[0] ?? null };
+  }
+
   /** show with `hierarchy`: the bare top node (decision 52), its tree nested under children_key. */
   async show(rawId: string, params: RequestParams, ctx: RequestContext): Promise<Row> {
     const parentField = this.parentField; // a resource without hierarchy is a 400 before anything else

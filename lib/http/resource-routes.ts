@@ -20,6 +20,7 @@ export interface ResourceRouteOptions {
 export interface TreeReads {
   wants(params: RequestParams): boolean;
   list(params: RequestParams, ctx: RequestContext): Promise<unknown>;
+  first(params: RequestParams, ctx: RequestContext): Promise<unknown>;
   show(id: string, params: RequestParams, ctx: RequestContext): Promise<unknown>;
 }
 
@@ -51,6 +52,7 @@ export function resourceRoutes(service: ResourceService, options: ResourceRouteO
     {
       action: 'first', method: 'get', path: '/first', access: 'read', summary: 'The first matching record',
       handler: async (input) => {
+        if (options.hierarchy.wants(input.params)) return new Reply(200, null, {}, ownedJson(await options.hierarchy.first(input.params, input.ctx)));
         const plan = await service.planList(input.params, input.ctx, { forFirst: true });
         return tagged(input, await options.read(input, { method: 'list_all', query: plan.query }, () => service.firstAnswer(plan, input.ctx)));
       },

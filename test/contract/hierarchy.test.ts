@@ -45,6 +45,17 @@ forEachDriver('hierarchy', (ctx) => {
     expect(draw((await list(true, { orderby: [{ name: 'desc' }] })).body.data)).to.equal('G(H),A(C,B(E,D(F)))');
   });
 
+  it('/first takes hierarchy like index: the first root with its subtree, or null', async () => {
+    const first = await ctx.get('/categories/first', { hierarchy: true, orderby: [{ name: 'asc' }] });
+    expect(first.status, first.text).to.equal(200);
+    expect(draw([first.body.data])).to.equal('A(B(D(F),E),C)');
+    const desc = await ctx.get('/categories/first', { hierarchy: true, orderby: [{ name: 'desc' }], oper: byName('B', 'D', 'H') });
+    expect(draw([desc.body.data])).to.equal('H');
+    const none = await ctx.get('/categories/first', { hierarchy: true, oper: byName('nothing') });
+    expect(none.status).to.equal(200);
+    expect(none.body.data).to.equal(null);
+  });
+
   it('filter modes: match_only, with_descendants, with_ancestors, full_branch, root_filter', async () => {
     const matched = await list({ filter_mode: 'match_only' }, { oper: byName('B', 'D', 'H') });
     expect(draw(matched.body.data)).to.equal('B(D),H');
