@@ -2,6 +2,7 @@ import type { AggregateQuery, Measure } from '../../lib/query/aggregate-ast';
 import type { OrderKey } from '../../lib/query/ast';
 import type { Catalog, FieldInfo } from '../../lib/resource/model-info';
 import { CompileContext } from './compile-context';
+import { BUILTIN_FOLD, type CaseFold } from './case-fold';
 import { bucketSql } from './compile-bucket';
 import { compileCountFilter } from './compile-count-filter';
 import { compileHaving } from './compile-having';
@@ -63,8 +64,8 @@ function measureSql(m: Measure, ctx: CompileContext, model: string, root: string
  * and the number of groups beside it. The count is LEFT JOINed to the page, so a page past the end
  * still answers one row carrying the total (`__n` null). Pure; client values only in `bind`.
  */
-export function compileAggregate(query: AggregateQuery, catalog: Catalog, tables: ModelMap): CompiledAggregate {
-  const ctx = new CompileContext(catalog, tables);
+export function compileAggregate(query: AggregateQuery, catalog: Catalog, tables: ModelMap, caseFold: CaseFold = BUILTIN_FOLD): CompiledAggregate {
+  const ctx = new CompileContext(catalog, tables, caseFold);
   const model = query.model;
   const params = new ParamBuilder();
   const root = params.alias('t');
@@ -99,7 +100,7 @@ export function compileAggregate(query: AggregateQuery, catalog: Catalog, tables
   if (plan.keys.length) grouped += ` GROUP BY ${groupExprs.join(', ')}`;
   const scaled = query.measures.map((m) => isScaled(m, ctx, model));
   const suffixes = plan.keys.map((k, i) => (query.groups[i].bucket ? '' : k.expr.slice(k.column.length)));
-  const having = query.having ? compileHaving(query, query.having, scaled, suffixes.map((x) => x.startsWith('::text')), 'a', params) : null;
+  const having = query.having ? compileHaving(query, query.having, scaled, suffixes.map((x) => x.startsWith('::text')), 'a', params, caseFold) : null;
 
   const orderBy = query.order
     .map((key) => {

@@ -2,12 +2,15 @@ import { CatalogLookup } from '../../lib/resource/model-lookup';
 import type { Catalog, FieldInfo, ModelInfo, RelationInfo } from '../../lib/resource/model-info';
 import { quoteIdent } from './sql-builder';
 import type { StorageInfo, ModelMap } from './model-map';
+import type { CaseFold } from './case-fold';
 
-/** Model facts the compiler needs, resolved to quoted SQL identifiers. */
+/** Model facts the compiler needs, resolved to quoted SQL identifiers, and the server's case fold. */
 export class CompileContext extends CatalogLookup {
   constructor(
     catalog: Catalog,
     readonly tables: ModelMap,
+    /** The collation of `ilike`'s `lower()` on the server the SQL runs on (server-facts.ts). */
+    readonly caseFold: CaseFold,
   ) {
     super(catalog);
   }

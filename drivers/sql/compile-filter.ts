@@ -3,6 +3,7 @@ import type { FieldInfo } from '../../lib/resource/model-info';
 import { caselessPrefix, hasCaseVariants, simpleLower } from '../../lib/query/simple-lower';
 import { ParamBuilder, quoteIdent } from './sql-builder';
 import type { CompileContext } from './compile-context';
+import { lowerSql, type CaseFold } from './case-fold';
 
 /**
  * Filter AST -> SQL boolean expression. Semantics follow MongoDB so both drivers return the same
@@ -74,7 +75,7 @@ function valueParam(info: FieldInfo, value: Scalar | Scalar[], params: ParamBuil
 function compileCondition(cond: Condition, ctx: CompileContext, model: string, alias: string, params: ParamBuilder): string {
   const info = ctx.field(model, cond.field);
   const col = ctx.value(model, alias, cond.field);
-  if (info.type === 'array') return compileArrayCondition(cond, col, params);
+  if (info.type === 'array') return compileArrayCondition(cond, col, params, ctx.caseFold);
   const c = info.type === 'string' ? `${col} COLLATE "C"` : col;
   const op = cond.operator;
   const v = (value: Scalar | Scalar[]): string => valueParam(info, value, params);
@@ -92,7 +93,7 @@ function compileCondition(cond: Condition, ctx: CompileContext, model: string, a
     case 'ilike':
     case 'not like':
     case 'not ilike':
-      return compileLike(cond, info, col, params);
+      return compileLike(cond, info, col, params, ctx.caseFold);
     case 'in': {
       const { values, hasNull } = splitNulls(cond.value);
       const any = values.length ? `${col} = ANY(${v(values)})` : 'FALSE';
@@ -122,35 +123,33 @@ function compileCondition(cond: Condition, ctx: CompileContext, model: string, a
  * LIKE with no escape character: only `%` and `_` are special, a backslash is literal — the
  * same rows as MongoDB's anchored regex with everything else escaped. Only strings can match.
  */
-function compileLike(cond: Condition, info: FieldInfo, col: string, params: ParamBuilder): string {
+function compileLike(cond: Condition, info: FieldInfo, col: string, params: ParamBuilder, fold: CaseFold): string {
   const negated = cond.operator.startsWith('not ');
   if (info.type !== 'string') return negated ? 'TRUE' : 'FALSE';
-  const test = cond.operator.endsWith('ilike') ? caselessLike(col, String(cond.value), params, !negated) : `${col} LIKE ${params.param(cond.value)} ESCAPE ''`;
+  const test = cond.operator.endsWith('ilike') ? caselessLike(col, String(cond.value), params, !negated, fold) : `${col} LIKE ${params.param(cond.value)} ESCAPE ''`;
   return negated ? `(${col} IS NULL OR NOT (${test}))` : test;
 }
 
 /**
  * `ilike` under the one case rule (decision 73, lib/query/simple-lower.ts), never PostgreSQL's
  * ILIKE, whose case folding follows the database's ctype (under the C locale `É` is not `é`):
- * `lower()` under the builtin `pg_c_utf8` collation is Unicode's simple lower case whatever the
- * locale, and the pattern is lowered by the same rule in Node. A pattern with no character that
+ * `lower()` under the collation chosen for the server (case-fold.ts: the builtin `pg_c_utf8` from
+ * PostgreSQL 17, which is Unicode's simple lower case whatever the locale), and the pattern is
+ * lowered by the same rule in Node. A pattern with no character that
  * has another case is a plain LIKE (the same rows, and an index on the column serves it as it
  * did); otherwise the start of the pattern that matches only itself, when there is one, is also
  * a case-sensitive prefix, so such an index still bounds the scan (`prefixed`: not under NOT).
  */
-function caselessLike(col: string, pattern: string, params: ParamBuilder, prefixed: boolean): string {
+function caselessLike(col: string, pattern: string, params: ParamBuilder, prefixed: boolean, fold: CaseFold): string {
   if (!hasCaseVariants(pattern)) return `${col} LIKE ${params.param(pattern)} ESCAPE ''`;
   const prefix = prefixed ? caselessPrefix(pattern) : '';
   const bound = prefix === '' ? '' : `${col} LIKE ${params.param(`${prefix}%`)} ESCAPE '' AND `;
-  const lowered = `${lowerSql(col)} LIKE ${params.param(simpleLower(pattern))} ESCAPE ''`;
+  const lowered = `${lowerSql(col, fold)} LIKE ${params.param(simpleLower(pattern))} ESCAPE ''`;
   return bound === '' ? lowered : `(${bound}${lowered})`;
 }
 
-/** The rule's lower case of a text expression, in SQL (PostgreSQL 17 or later, UTF8 database). */
-const lowerSql = (expr: string): string => `lower((${expr}) COLLATE "pg_c_utf8")`;
-
 /** Array columns (PostgreSQL arrays), MongoDB-style: a condition holds when an element matches. */
-function compileArrayCondition(cond: Condition, col: string, params: ParamBuilder): string {
+function compileArrayCondition(cond: Condition, col: string, params: ParamBuilder, fold: CaseFold): string {
   const op = cond.operator;
   const elem = (test: (e: string) => string): string => `EXISTS (SELECT 1 FROM unnest(${col}) AS "e"("v") WHERE ${test('"e"."v"')})`;
   switch (op) {
@@ -182,10 +181,10 @@ function compileArrayCondition(cond: Condition, col: string, params: ParamBuilde
     }
     case 'like':
     case 'ilike':
-      return elem((e) => elementLike(op, e, String(cond.value), params));
+      return elem((e) => elementLike(op, e, String(cond.value), params, fold));
     case 'not like':
     case 'not ilike':
-      return `(${col} IS NULL OR NOT ${elem((e) => elementLike(op, e, String(cond.value), params))})`;
+      return `(${col} IS NULL OR NOT ${elem((e) => elementLike(op, e, String(cond.value), params, fold))})`;
     case 'null':
       return `${col} IS NULL`;
     case 'not null':
@@ -194,8 +193,8 @@ function compileArrayCondition(cond: Condition, col: string, params: ParamBuilde
 }
 
 /** One array element against a pattern: `ilike` under the one case rule, as on a scalar column. */
-function elementLike(op: string, element: string, pattern: string, params: ParamBuilder): string {
-  return op.endsWith('ilike') ? caselessLike(element, pattern, params, false) : `${element} LIKE ${params.param(pattern)} ESCAPE ''`;
+function elementLike(op: string, element: string, pattern: string, params: ParamBuilder, fold: CaseFold): string {
+  return op.endsWith('ilike') ? caselessLike(element, pattern, params, false, fold) : `${element} LIKE ${params.param(pattern)} ESCAPE ''`;
 }
 
 function splitNulls(value: Condition['value']): { values: Scalar[]; hasNull: boolean } {

@@ -1,6 +1,7 @@
 import type { AggregateQuery, Having } from '../../lib/query/aggregate-ast';
 import type { FieldInfo } from '../../lib/resource/model-info';
 import { ANSWER, answerCatalog } from '../../lib/query/answer-catalog';
+import type { CaseFold } from './case-fold';
 import { CompileContext } from './compile-context';
 import { compileFilter } from './compile-filter';
 import type { StorageInfo } from './model-map';
@@ -24,7 +25,7 @@ function measureValue(query: AggregateQuery, i: number, scaled: boolean, alias: 
  * the answer gives it), so values, nulls and negations mean what they mean in `oper`. Answers
  * the SELECT of the rows kept, every column of `alias` included.
  */
-export function compileHaving(query: AggregateQuery, having: Having, scaled: boolean[], textKeys: boolean[], alias: string, params: ParamBuilder): string {
+export function compileHaving(query: AggregateQuery, having: Having, scaled: boolean[], textKeys: boolean[], alias: string, params: ParamBuilder, caseFold: CaseFold): string {
   const fields: Record<string, FieldInfo> = {};
   const columns: Record<string, string> = {};
   const textCasts: Record<string, 'text'> = {};
@@ -35,7 +36,7 @@ export function compileHaving(query: AggregateQuery, having: Having, scaled: boo
   }
   const catalog = answerCatalog(fields, 'integer');
   const storage: StorageInfo = { table: 'h', columns, textCasts, createdAt: null, updatedAt: null };
-  const ctx = new CompileContext(catalog, { [ANSWER]: storage });
+  const ctx = new CompileContext(catalog, { [ANSWER]: storage }, caseFold);
   const values = query.measures.map((_, i) => `${measureValue(query, i, scaled[i], alias)} AS ${quoteIdent(`h${i}`)}`);
   const inner = `SELECT ${quoteIdent(alias)}.*${values.length ? `, ${values.join(', ')}` : ''} FROM ${quoteIdent(alias)}`;
   return `SELECT * FROM (${inner}) AS "h" WHERE ${compileFilter(having.filter, ctx, ANSWER, 'h', params)}`;

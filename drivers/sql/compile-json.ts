@@ -9,6 +9,7 @@ import { compileTreeCondition } from './compile-tree';
 import { compileOrder, keysetCondition, type OrderPlan } from './compile-order';
 import { selectFields } from './compile-relations';
 import { CompileContext } from './compile-context';
+import { BUILTIN_FOLD, type CaseFold } from './case-fold';
 import { NotRenderable, renderLevel } from './compile-json-loads';
 import type { NativeType } from './json-values';
 import { ParamBuilder, quoteIdent, type SqlStatement } from './sql-builder';
@@ -84,8 +85,8 @@ const headKey = (query: ListQuery): string =>
   `${query.model}\u0000${JSON.stringify(query.select)}\u0000${JSON.stringify(query.order)}\u0000${JSON.stringify(query.relations)}\u0000${query.loadLimit ?? ''}`;
 
 /** The JSON statement of a list/show, or null when some part cannot be rendered as the usual path answers (NotRenderable). */
-export function compileJson(query: ListQuery, catalog: Catalog, tables: ModelMap, native: NativeTypes, hidden: HiddenFields | null, heads: JsonHeadCache): CompiledJson | null {
-  const ctx = new CompileContext(catalog, tables);
+export function compileJson(query: ListQuery, catalog: Catalog, tables: ModelMap, native: NativeTypes, hidden: HiddenFields | null, heads: JsonHeadCache, caseFold: CaseFold = BUILTIN_FOLD): CompiledJson | null {
+  const ctx = new CompileContext(catalog, tables, caseFold);
   const model = query.model;
   const params = new ParamBuilder();
   const cache = heads.of(hidden);

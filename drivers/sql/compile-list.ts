@@ -10,6 +10,7 @@ import { compileRelationLoads, selectFields, type RelationPlan } from './compile
 import { compileJoins, type CompiledJoins, type JoinPlan } from './compile-joins';
 import { compileEmbed, type EmbedPlan } from './compile-embeds';
 import { CompileContext } from './compile-context';
+import { BUILTIN_FOLD, type CaseFold } from './case-fold';
 import { ParamBuilder, quoteIdent, type SqlStatement } from './sql-builder';
 import type { ModelMap } from './model-map';
 
@@ -133,9 +134,9 @@ function statementText(head: Head, tail: string, fresh: boolean): string {
 const headKey = (query: ListQuery): string =>
   `${query.model}\u0000${JSON.stringify(query.select)}\u0000${JSON.stringify(query.order)}\u0000${JSON.stringify(query.relations)}\u0000${query.loadLimit ?? ''}`;
 
-/** ListQuery -> SQL statements with bound parameters. Pure: no connection, no Sequelize. */
-export function compileList(query: ListQuery, catalog: Catalog, tables: ModelMap, plans?: RelationPlanCache): CompiledList {
-  const ctx = new CompileContext(catalog, tables);
+/** ListQuery -> SQL statements with bound parameters. Pure: no connection, no Sequelize; `caseFold`: the server's (server-facts.ts). */
+export function compileList(query: ListQuery, catalog: Catalog, tables: ModelMap, plans?: RelationPlanCache, caseFold: CaseFold = BUILTIN_FOLD): CompiledList {
+  const ctx = new CompileContext(catalog, tables, caseFold);
   const model = query.model;
   const plansOf = (target: string, loads: RelationLoad[]) => (plans ? plans.get(target, loads, () => compileRelationLoads(loads, ctx, target)) : compileRelationLoads(loads, ctx, target));
 

@@ -32,6 +32,8 @@ export interface HistoryHost {
   /** The columns a read selects (its select narrowed to the caller's view), as the driver's updateRows reads them. */
   fields(model: string, read: ListQuery): string[];
   shape(model: string, fields: string[], raw: Record<string, unknown>): Row;
+  /** The server's `server_version_num`, as the driver learned it at start (server-facts.ts). */
+  version(): Promise<number>;
 }
 
 const COLUMNS = '"record_id", "version", "op", "at", "actor", "request_id", "changes"';
@@ -65,7 +67,7 @@ export function sqlHistoryStore(host: HistoryHost): HistoryCapability {
   const tableOf = (model: string) => host.table(model);
   const run = host.run;
   const ready = new Map<string, Promise<void>>();
-  /** Whether the server is PostgreSQL 18 or later (`RETURNING old.*`), asked once with the first table's creation. */
+  /** Whether the server is PostgreSQL 18 or later (`RETURNING old.*`), known by the first table's creation. */
   let returnsOld = false;
   return {
     async update(model, items, tx, guard, read, all, append) {
@@ -98,8 +100,7 @@ export function sqlHistoryStore(host: HistoryHost): HistoryCapability {
       if (!done) {
         const index = quoteIdent(`grr_history_${info.table}_record`);
         done = (async () => {
-          const [server] = await run({ sql: `SELECT current_setting('server_version_num')::integer AS "n"`, bind: [] });
-          returnsOld = Number(server?.n ?? 0) >= 180000;
+          returnsOld = (await host.version()) >= 180000;
           await host.write({ sql: `CREATE TABLE IF NOT EXISTS ${table} ("record_id" text NOT NULL, "version" integer NOT NULL, "op" text NOT NULL, "at" timestamptz NOT NULL, "actor" jsonb NOT NULL, "request_id" text, "changes" jsonb NOT NULL)`, bind: [] }).catch(harmless);
           await host.write({ sql: `CREATE INDEX IF NOT EXISTS ${index} ON ${table} ("record_id", "version" DESC)`, bind: [] }).catch(harmless);
         })();

@@ -2,6 +2,7 @@ import type { Model, ModelStatic, Sequelize } from 'sequelize';
 import type { HiddenFields, JsonRows } from '../../lib/driver/json-read';
 import type { ListQuery, Scalar } from '../../lib/query/ast';
 import { convertValue } from './convert-value';
+import type { CaseFold } from './case-fold';
 import type { Catalog } from '../../lib/resource/model-info';
 import { compileJson, type CompiledJson, type JsonHeadCache, type NativeTypes } from './compile-json';
 import { attributesOf } from './describe-model';
@@ -31,10 +32,10 @@ export function nativeTypes(models: Record<string, ModelStatic<Model>>): NativeT
 }
 
 /** A list/show as one statement building its JSON (compile-json.ts); null when it cannot be rendered so (the caller takes the usual path). */
-export function planJson(c: Pick<JsonReadContext, 'catalog' | 'tables' | 'models' | 'heads'>, query: ListQuery, hidden: HiddenFields | null): CompiledJson | null {
+export function planJson(c: Pick<JsonReadContext, 'catalog' | 'tables' | 'models' | 'heads'> & { caseFold: CaseFold }, query: ListQuery, hidden: HiddenFields | null): CompiledJson | null {
   // REST_JSON_READS=false turns the fast path off (comparisons, diagnosis): every read takes `list`
   if (process.env.REST_JSON_READS === 'false') return null;
-  return compileJson(query, c.catalog, c.tables, nativeTypes(c.models), hidden, c.heads);
+  return compileJson(query, c.catalog, c.tables, nativeTypes(c.models), hidden, c.heads, c.caseFold);
 }
 
 /**

@@ -4,7 +4,8 @@ import { createPivots } from './pivot-writes';
 import { compileGuardedDelete, deletedOrHeld, restrictHolders } from './delete-rules';
 import { lockOrRetry } from './advisory-locks';
 import { compileHierarchyLock, compileHierarchyTryLock } from './compile-tree';
-import type { ListQuery, Scalar } from '../../lib/query/ast';
+import type { ListQuery } from '../../lib/query/ast';
+import type { Catalog } from '../../lib/resource/model-info';
 import type { ModelDeclaration } from '../../lib/resource/relation-declaration';
 import { ConnectionDriver } from '../../lib/driver/connection-driver';
 import { compileList, RelationPlanCache, type CompiledList } from './compile-list';
@@ -17,7 +18,6 @@ import { runUpsert } from './compile-upsert';
 import { sqlHistoryStore } from './history-store';
 import { sqlIdempotencyStore } from './idempotency-store';
 import { compileExistingIds, compileInsert, compileUpdate, type InsertDefaults } from './compile-writes';
-import { convertValue } from './convert-value';
 import { describeSequelizeModel } from './describe-model';
 import { modelDefaults, pivotColumnsOf } from './model-columns';
 import type { SqlStatement } from './sql-builder';
@@ -27,7 +27,9 @@ import { runStatement, withLease, type Target, type TxTarget } from './run-state
 import { inTransaction, readsCommitted, targetOf, type SqlTransaction } from './sql-transaction';
 export type { SqlTransaction } from './sql-transaction';
 import { allOrNone, isShortfall } from './all-or-none';
-import { attachJoins, attachRest, loadJoinedRelations, loadRelations, shapeRow, type LoadBudget, type LoadContext } from './load-relations';
+import { shapeRow, type LoadContext } from './load-relations';
+import { runList } from './run-list';
+import { ServerFacts } from './server-facts';
 import type { HiddenFields, JsonPlan, JsonReadOptions, JsonReads, JsonRows } from '../../lib/driver/json-read';
 import { JsonHeadCache, type CompiledJson } from './compile-json';
 import { planJson, runJson } from './read-json';
@@ -58,6 +60,8 @@ export class SqlDriver extends ConnectionDriver<Sequelize> implements Driver, Js
   private readonly relationPlans = new RelationPlanCache();
   private readonly loader: LoadContext = { catalog: () => this.requireCatalog(), run: (s, t) => this.run(s, t) };
   private readonly jsonHeads = new JsonHeadCache();
+  /** The server's version and case fold (server-facts.ts): compiles before they are known use the default fold and no cache. */
+  private readonly facts = new ServerFacts((s) => this.run(s, undefined));
 
   protected isNativeModel(model: unknown): boolean {
     return isSequelizeModel(model);
@@ -78,6 +82,15 @@ export class SqlDriver extends ConnectionDriver<Sequelize> implements Driver, Js
     return described;
   }
 
+  /** Starts asking the server at start (router()), so the first request compiles for it. */
+  override bind(catalog: Catalog): void {
+    super.bind(catalog);
+    if (this.connectionOrUndefined()) void this.ready().catch(() => undefined);
+  }
+
+  /** Learns the server's facts once (api.ready() awaits it); a failure is asked again by the next call. */
+  ready = (): Promise<void> => this.facts.learn().then(() => undefined);
+
   parseId(model: string, raw: string): Id | null {
     if (!/^[1-9][0-9]{0,15}$/.test(raw)) return null;
     const id = Number(raw);
@@ -85,29 +98,33 @@ export class SqlDriver extends ConnectionDriver<Sequelize> implements Driver, Js
   }
 
   compile(query: ListQuery): CompiledList {
-    return compileList(query, this.requireCatalog(), this.tables, this.relationPlans);
+    const known = this.facts.known;
+    return compileList(query, this.requireCatalog(), this.tables, known ? this.relationPlans : undefined, known?.caseFold ?? null);
   }
 
   async list(query: ListQuery, tx?: Transaction): Promise<ListResult> {
+    if (!this.facts.known) await this.ready();
     const plan = this.compile(query);
     const t = this.tx(tx);
     const budget = () => (query.loadLimit === undefined ? null : { limit: query.loadLimit, left: query.loadLimit });
-    if (t) return this.listOn(plan, t, budget());
+    if (t) return runList(this.loader, plan, t, budget());
     try {
-      return await withLease(this.db(), (lease) => this.listOn(plan, lease, budget()));
+      return await withLease(this.db(), (lease) => runList(this.loader, plan, lease, budget()));
     } catch (error) {
       // a read outside a transaction writes nothing: one more try on a fresh connection when the
       // one it had was lost (a pooled connection to a restarted server, a reset mid-query)
       if (!this.lostConnection(error)) throw error;
-      return withLease(this.db(), (lease) => this.listOn(plan, lease, budget()));
+      return withLease(this.db(), (lease) => runList(this.loader, plan, lease, budget()));
     }
   }
 
   /** Issue 36: a list/show as one statement building the answer's JSON (compile-json.ts); null: not renderable. */
   planJson(query: ListQuery, hidden: HiddenFields | null, options: JsonReadOptions = {}): JsonPlan | null {
+    // before the facts are known the usual path answers (list() awaits them)
+    if (!this.facts.known) return null;
     // a one-record read the usual path answers in one statement stays there (JsonReadOptions.single)
     if (options.single && this.compile(query).statements.length <= 1) return null;
-    return planJson({ catalog: this.requireCatalog(), tables: this.tables, models: this.models, heads: this.jsonHeads }, query, hidden);
+    return planJson({ catalog: this.requireCatalog(), tables: this.tables, models: this.models, heads: this.jsonHeads, caseFold: this.facts.known.caseFold }, query, hidden);
   }
 
   runJson(plan: JsonPlan, tx?: Transaction): Promise<JsonRows> {
@@ -116,6 +133,7 @@ export class SqlDriver extends ConnectionDriver<Sequelize> implements Driver, Js
   }
 
   async readJson(query: ListQuery, hidden: HiddenFields | null, options: JsonReadOptions = {}, tx?: Transaction): Promise<JsonRows | null> {
+    if (!this.facts.known) await this.ready();
     const plan = this.planJson(query, hidden, options);
     return plan ? this.runJson(plan, tx) : null;
   }
@@ -130,37 +148,10 @@ export class SqlDriver extends ConnectionDriver<Sequelize> implements Driver, Js
     if (db) await closeReplicas(db);
   }
 
-  private async listOn(plan: CompiledList, t: Target, budget: LoadBudget | null = null): Promise<ListResult> {
-    // both statements are sent at once (a lease or transaction queues them on its connection)
-    const counting = plan.count ? this.run(plan.count, t) : null;
-    counting?.catch(() => undefined); // its failure is reported by the await below
-    const raw = await this.run(plan.rows, t);
-    const totals = counting ? await counting : null;
-    const page = plan.page;
-    const visible = page?.kind === 'cursor' && raw.length > page.size ? raw.slice(0, page.size) : raw;
-    const rows = visible.map((r) => {
-      const row = this.shape(plan.model, plan.fields, r);
-      attachJoins(this.loader, plan.joins, row, r);
-      attachRest(this.loader, plan.rest, row, r);
-      return row;
-    });
-    // nothing left to load when every load was joined or embedded (a show's usual case)
-    if (plan.statements.length > (plan.count ? 2 : 1)) await Promise.all([loadRelations(this.loader, plan.relations, rows, t, budget), loadJoinedRelations(this.loader, plan.joins, rows, t, budget)]);
-    const result: ListResult = { rows };
-    if (totals) result.total = Number((totals[0] as { total: unknown }).total);
-    if (page?.kind === 'cursor') {
-      result.hasMore = raw.length > page.size;
-      const last = visible[visible.length - 1];
-      result.nextAfter = result.hasMore && last ? plan.keys.map((k) => convertValue(last[k.alias], k.field.type, k.field.itemType) as Scalar) : null;
-    }
-    // shaped by now: a promoted pg Result must not keep the raw rows alive (lib/service/reads/row-batches.ts)
-    raw.length = 0;
-    return result;
-  }
-
   /** Grouped aggregates: ONE statement (compile-aggregate.ts). */
-  aggregate(query: AggregateQuery, tx?: Transaction): Promise<AggregateResult> {
-    return runAggregate(this.db(), compileAggregate(query, this.requireCatalog(), this.tables), this.tx(tx));
+  async aggregate(query: AggregateQuery, tx?: Transaction): Promise<AggregateResult> {
+    const { caseFold } = this.facts.known ?? (await this.facts.learn());
+    return runAggregate(this.db(), compileAggregate(query, this.requireCatalog(), this.tables, caseFold), this.tx(tx));
   }
 
   async existingIds(model: string, ids: Id[], tx?: Transaction): Promise<Id[]> {
@@ -171,17 +162,19 @@ export class SqlDriver extends ConnectionDriver<Sequelize> implements Driver, Js
     return ids.filter((id) => found.has(String(id)));
   }
 
-  /**
-   * One transaction; a deadlock or serialization failure (40P01, 40001) rolls it back and runs it
-   * again, at most 3 more times with a short jittered pause, as PostgreSQL's manual advises.
-   */
   /** Plain flags of what this driver can do (lib/driver/capabilities.ts). */
   capabilities(): { pipelinedTransactions: boolean } {
     // a transaction's connection is pipelined (sql-transaction.ts)
     return { pipelinedTransactions: true };
   }
 
+  /**
+   * One transaction; a deadlock or serialization failure (40P01, 40001) rolls it back and runs it
+   * again, at most 3 more times with a short jittered pause, as PostgreSQL's manual advises. The
+   * facts are known before it starts: what compiles inside (pivot guards, lists) uses them.
+   */
   async transaction<T>(work: (tx: Transaction) => Promise<T>): Promise<T> {
+    if (!this.facts.known) await this.ready();
     for (let attempt = 0; ; attempt += 1) {
       try {
         return await inTransaction(this.db(), (t) => work({ driver: 'sql', t } as SqlTransaction));
@@ -203,7 +196,7 @@ export class SqlDriver extends ConnectionDriver<Sequelize> implements Driver, Js
   /** One INSERT ... RETURNING the read's columns: the new rows without reading them back. */
   insertRows(model: string, records: Record<string, unknown>[], read: ListQuery): (tx: Transaction) => Promise<Row[]> {
     if (records.length === 0) return async () => [];
-    const fields = selectFields(new CompileContext(this.requireCatalog(), this.tables), model, read.select, []);
+    const fields = selectFields(this.compiler(), model, read.select, []);
     const key = this.requireCatalog().model(model).key;
     const statement = compileInsert(this.table(model), key, records, fields, this.defaultsOf(model));
     return async (tx) => (await this.run(statement, this.tx(tx))).map((r) => this.shape(model, fields, r));
@@ -218,7 +211,7 @@ export class SqlDriver extends ConnectionDriver<Sequelize> implements Driver, Js
   /** One UPDATE ... RETURNING the read's columns: the changed rows without reading them back. */
   async updateRows(model: string, items: UpdateItem[], tx: Transaction, read: ListQuery, all = false): Promise<Row[]> {
     if (items.length === 0) return [];
-    const fields = selectFields(new CompileContext(this.requireCatalog(), this.tables), model, read.select, []);
+    const fields = selectFields(this.compiler(), model, read.select, []);
     const { key, versionField } = this.requireCatalog().model(model);
     const update = compileUpdate(this.table(model), key, items, undefined, fields, versionField);
     const target = this.tx(tx);
@@ -228,9 +221,9 @@ export class SqlDriver extends ConnectionDriver<Sequelize> implements Driver, Js
   }
 
   /** Decision 79: one chunk of an upsert in one statement (compile-upsert.ts); decision 80: the Idempotency-Key store; decision 83: history (history-store.ts). */
-  upsert = (model: string, chunk: UpsertChunk, tx: Transaction): Promise<UpsertOutcome> => runUpsert(this.table(model), this.requireCatalog().model(model), chunk, this.defaultsOf(model), (s) => this.run(s, this.tx(tx)), chunk.read ? selectFields(new CompileContext(this.requireCatalog(), this.tables), model, chunk.read.select, []) : [], (fields, raw) => this.shape(model, fields, raw));
+  upsert = (model: string, chunk: UpsertChunk, tx: Transaction): Promise<UpsertOutcome> => runUpsert(this.table(model), this.requireCatalog().model(model), chunk, this.defaultsOf(model), (s) => this.run(s, this.tx(tx)), chunk.read ? selectFields(this.compiler(), model, chunk.read.select, []) : [], (fields, raw) => this.shape(model, fields, raw));
   readonly idempotency = sqlIdempotencyStore((s) => this.transaction((tx) => this.run(s, this.tx(tx))), (s, tx) => this.run(s, this.tx(tx as Transaction))); // writes: never a read lease (a replica, READ ONLY)
-  readonly history = sqlHistoryStore({ table: (m) => this.table(m), model: (m) => this.requireCatalog().model(m), run: (s, tx) => this.run(s, this.tx(tx as Transaction | undefined)), write: (s) => this.transaction((tx) => this.run(s, this.tx(tx))), fields: (m, read) => selectFields(new CompileContext(this.requireCatalog(), this.tables), m, read.select, []), shape: (m, fields, raw) => this.shape(m, fields, raw) });
+  readonly history = sqlHistoryStore({ table: (m) => this.table(m), model: (m) => this.requireCatalog().model(m), run: (s, tx) => this.run(s, this.tx(tx as Transaction | undefined)), write: (s) => this.transaction((tx) => this.run(s, this.tx(tx))), fields: (m, read) => selectFields(this.compiler(), m, read.select, []), shape: (m, fields, raw) => this.shape(m, fields, raw), version: async () => (await this.facts.learn()).version });
 
   /** One `DELETE ... RETURNING`: exactly the rows this statement removed (a concurrent delete's rows are not reported). */
   async delete(model: string, ids: Id[], tx: Transaction): Promise<Id[]> {
@@ -249,7 +242,7 @@ export class SqlDriver extends ConnectionDriver<Sequelize> implements Driver, Js
   }
 
   /** Many-to-many pivot rows: one statement per call (pivot-writes.ts). */
-  readonly pivots: PivotCapability = createPivots({ catalog: () => this.requireCatalog(), run: (s, t) => this.run(s, t), tx: (tx) => this.tx(tx), compiler: () => new CompileContext(this.requireCatalog(), this.tables), readsCommitted: () => readsCommitted(this.db()) });
+  readonly pivots: PivotCapability = createPivots({ catalog: () => this.requireCatalog(), run: (s, t) => this.run(s, t), tx: (tx) => this.tx(tx), compiler: () => this.compiler(), readsCommitted: () => readsCommitted(this.db()) });
 
   /** A pivot table is known when a Sequelize model of this instance maps it; its columns are the attributes' fields. */
   pivotColumns(table: string): string[] | null {
@@ -264,6 +257,11 @@ export class SqlDriver extends ConnectionDriver<Sequelize> implements Driver, Js
 
   translateError(error: unknown): DatabaseErrorInfo | null {
     return translateSqlError(error, this.tables);
+  }
+
+  /** A compile context for the server's case fold (the default one's until it is known). */
+  private compiler(): CompileContext {
+    return new CompileContext(this.requireCatalog(), this.tables, this.facts.known?.caseFold ?? null);
   }
 
   /** A raw row -> output row: the selected fields, typed. */

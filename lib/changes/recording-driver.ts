@@ -1,7 +1,7 @@
 import type { Driver, Id, Row, Transaction, UpdateGuard, UpdateItem, UpsertChunk } from '../driver';
 import type { ListQuery } from '../query/ast';
 import type { Catalog, ModelInfo } from '../resource/model-info';
-import { byIdsQuery } from '../service/reads/read-by-ids';
+import { byIdsQuery, inIdOrder } from '../service/reads/read-by-ids';
 import { readDeleteEffects } from './delete-effects';
 import type { ChangeKind } from './types';
 
@@ -123,7 +123,8 @@ export function recordingDriver(inner: Driver, sink: ChangeSink): Driver {
     const updateRows = inner.updateRows.bind(inner);
     wrapped.updateRows = async (model: string, items: UpdateItem[], tx: Transaction, read: ListQuery, allOrNone?: boolean) => {
       const rows = await updateRows(model, items, tx, read, allOrNone);
-      await record(tx, model, rows.map((row) => row[keyOf(model)] as Id), 'updated');
+      // the request's order: UPDATE ... RETURNING answers in the plan's (PostgreSQL 15 reversed a batch)
+      await record(tx, model, inIdOrder(rows, items.map((item) => item.id), keyOf(model)).map((row) => row[keyOf(model)] as Id), 'updated');
       return rows;
     };
   }

@@ -251,7 +251,8 @@ export interface Driver {
 
   /**
    * Optional: asks the database, once, whether the driver can serve it (the MongoDB driver checks the
-   * server's topology and version, decision 65); rejects with the reason and what to do. Started
+   * server's topology and version, decision 65) and what it compiles for (the SQL driver learns the
+   * server's version and ilike's case fold); rejects with the reason and what to do. Started
    * when the driver is bound; `api.ready()` awaits it.
    */
   ready?(): Promise<void>;

@@ -7,7 +7,8 @@
  *
  * The same rule everywhere, so a list and a change feed with one filter agree: PostgreSQL's
  * `lower()` under the builtin `pg_c_utf8` collation is exactly this mapping, whatever the
- * database's locale (drivers/sql/compile-filter.ts); the change feed's matcher lowers both sides
+ * database's locale (drivers/sql/compile-filter.ts; before PostgreSQL 17 the closest collation
+ * the server has, drivers/sql/case-fold.ts); the change feed's matcher lowers both sides
  * with `simpleLower` (lib/changes/match-filter.ts); MongoDB gets a regular expression with no
  * case flag whose letters are classes of their `caseVariants` (drivers/mongo/like-pattern.ts),
  * so PCRE's and the emulator's own ideas of caseless matching never come into it.

@@ -7,7 +7,7 @@ import { catalog, tables } from './fixture';
 
 const pivot = relationOf(catalog.model('product'), 'tags').pivot!;
 const rows = [{ product_id: 7, tag_id: 1, position: 1 }, { product_id: 7, tag_id: 2, position: 2 }];
-const c = new CompileContext(catalog, tables);
+const c = new CompileContext(catalog, tables, 'pg_c_utf8');
 
 describe('sql compiler: a guarded link (checks as conditions of the link statement)', () => {
   it("the parent's and the related records' scopes become conditions: nothing wanted under an invisible parent, invisible ids left out", () => {

@@ -9,7 +9,7 @@ const ctx = new CompileContext(catalog, {
   ...tables,
   product: { ...tables.product, indexed: ['id', 'sku', 'category_id'] },
   category: { ...tables.category, indexed: ['id', 'parent_id'] },
-});
+}, 'pg_c_utf8');
 
 const price: Filter = { kind: 'condition', field: 'price', operator: '>=', value: 10 };
 const categoryName: Filter = { kind: 'related', relation: 'category', filter: { kind: 'condition', field: 'name', operator: 'like', value: 'G%' } };
