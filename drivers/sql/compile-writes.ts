@@ -149,9 +149,15 @@ export function compileUpdate(info: StorageInfo, key: string, items: { id: unkno
   };
 }
 
-export function compileDelete(info: StorageInfo, key: string, ids: unknown[]): SqlStatement {
+/** With `whole`, each removed row's columns too, as `grr_c<i>` (history, decision 83: the records as they were, from the DELETE). */
+export function compileDelete(info: StorageInfo, key: string, ids: unknown[], whole: string[] = []): SqlStatement {
   const col = quoteIdent(columnOf(info, key));
-  return { sql: `DELETE FROM ${tableSql(info)} WHERE ${col} = ANY($1) RETURNING ${col} AS ${quoteIdent(key)}`, bind: [ids] };
+  return { sql: `DELETE FROM ${tableSql(info)} WHERE ${col} = ANY($1) RETURNING ${col} AS ${quoteIdent(key)}${wholeColumns(whole)}`, bind: [ids] };
+}
+
+/** The returned columns of a DELETE that answers its rows whole: `, "<column>" AS "grr_c<i>"`. */
+export function wholeColumns(columns: string[]): string {
+  return columns.map((c, i) => `, ${quoteIdent(c)} AS "grr_c${i}"`).join('');
 }
 
 export function compileExistingIds(info: StorageInfo, key: string, ids: unknown[]): SqlStatement {

@@ -32,6 +32,8 @@ export interface HistoryHost {
   /** The columns a read selects (its select narrowed to the caller's view), as the driver's updateRows reads them. */
   fields(model: string, read: ListQuery): string[];
   shape(model: string, fields: string[], raw: Record<string, unknown>): Row;
+  /** The driver's guarded DELETE, `whole` columns of each removed row answered as `grr_c<i>`. */
+  delete(model: string, ids: Id[], tx: unknown, whole: string[]): Promise<{ ids: Id[]; raw: Record<string, unknown>[] }>;
 }
 
 const COLUMNS = '"record_id", "version", "op", "at", "actor", "request_id", "changes"';
@@ -90,6 +92,14 @@ export function sqlHistoryStore(host: HistoryHost): HistoryCapability {
         return row;
       });
       return { rows: raw.map((r) => host.shape(model, fields, r)), before };
+    },
+    async delete(model, ids, tx) {
+      const storage = host.table(model);
+      const fields = Object.keys(host.model(model).fields).filter((f) => f in storage.columns);
+      const removed = await host.delete(model, ids, tx, fields.map((f) => columnOf(storage, f)));
+      // every field of each removed row, typed as a read types it (the history's "deleted" entry)
+      const rows = removed.raw.filter((raw) => raw.held === null || raw.held === undefined).map((raw) => host.shape(model, fields, Object.fromEntries(fields.map((f, i) => [f, raw[`grr_c${i}`]]))));
+      return { ids: removed.ids, rows };
     },
     ensure(model) {
       const info = tableOf(model);

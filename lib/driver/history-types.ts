@@ -50,6 +50,11 @@ export interface HistoryCapability {
    * With `append`, the same statement appends the entries (the caller appends nothing).
    */
   update?(model: string, items: Array<{ id: Id; changes: Record<string, unknown>; expected?: number }>, tx: Transaction, guard: { field: string; isNull: boolean } | undefined, read: ListQuery | null, allOrNone: boolean, append?: HistoryUpdateAppend): Promise<{ rows: Array<Record<string, unknown>>; before: Array<Record<string, unknown>> }>;
+  /**
+   * Optional: `Driver.delete` whose own statement also answers each removed record as it was
+   * (every field; PostgreSQL: `DELETE ... RETURNING`): no read before the delete.
+   */
+  delete?(model: string, ids: Id[], tx: Transaction): Promise<{ ids: Id[]; rows: Array<Record<string, unknown>> }>;
 }
 
 /**
