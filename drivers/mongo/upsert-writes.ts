@@ -1,3 +1,4 @@
+import { MongoServerError } from 'mongodb';
 import type { Id, Transaction, UpsertChunk, UpsertOutcome } from '../../lib/driver';
 import { outputValue } from './serialize';
 import { toObjectId } from './compile-context';
@@ -12,7 +13,7 @@ import { lockReferences, type WriteContext } from './write-operations';
  * record. The version field is incremented by every write (`$inc` makes 1 on insert).
  * Outcome: `created` for the upserted (their ids from the reply), `updated` for the others.
  * With `chunk.history`, matched records are pinned to `matchedRows` (no read: MongoDB's bulkWrite
- * answers no document) and `missed` counts those a moved value left unwritten.
+ * answers no document); one whose values moved meanwhile fails the chunk as a write conflict.
  */
 export async function upsertRecords(ctx: WriteContext, model: string, chunk: UpsertChunk, tx: Transaction): Promise<UpsertOutcome> {
   const native = ctx.model(model);
@@ -29,7 +30,7 @@ export async function upsertRecords(ctx: WriteContext, model: string, chunk: Ups
   const bump = version ? { $inc: { [version]: 1 } } : {};
   const ops: unknown[] = [];
   // history (decision 83): a matched record is written only while it holds the values the caller
-  // read, which are then its values before the write (`missed` counts the others)
+  // read, which are then its values before the write
   const pinned = chunk.history && chunk.matchedRows ? chunk.matchedRows : null;
   // only fields the read answered (a write-only one is not, nor kept in history)
   const pinOf = (row: Record<string, unknown>, keys: string[]) => Object.fromEntries([...keys, ...(version ? [version] : [])].filter((k) => k in row).map((k) => [k, cast(k, row[k] ?? null)]));
@@ -53,8 +54,14 @@ export async function upsertRecords(ctx: WriteContext, model: string, chunk: Ups
   const upserted = (result as unknown as { upsertedIds?: Record<string, unknown> }).upsertedIds ?? {};
   const createdIds: Array<Id | null> = chunk.created.map(() => null);
   for (const [index, id] of Object.entries(upserted)) createdIds[Number(index) - firstCreated] = String(outputValue(id));
-  // an upsert that found a record (created concurrently) updated it; matched ones beyond those: the pinned
+  // a pinned record not matched: its values moved since the read, retried as any write conflict
   const found = createdIds.filter((id) => id === null).length;
-  const missed = pinned ? Math.max(0, chunk.matched.length - (result.matchedCount - found)) : undefined;
-  return { matched: chunk.matched.map(() => 'updated'), created: createdIds.map((id) => (id === null ? 'updated' : 'created')), createdIds, ...(missed === undefined ? {} : { missed }) };
+  if (pinned && result.matchedCount - found < chunk.matched.length) throw movedSinceRead();
+  // an upsert that found a record (created concurrently) updated it
+  return { matched: chunk.matched.map(() => 'updated'), created: createdIds.map((id) => (id === null ? 'updated' : 'created')), createdIds, ...(pinned ? { pinned: true } : {}) };
+}
+
+/** What the server answers a write that met a concurrent one in a transaction: the transaction runs again. */
+function movedSinceRead(): MongoServerError {
+  return new MongoServerError({ message: 'A matched record changed since the upsert read it (history): the transaction runs again.', code: 112, codeName: 'WriteConflict', errorLabels: ['TransientTransactionError'] });
 }

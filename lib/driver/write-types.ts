@@ -23,9 +23,10 @@ export interface UpsertChunk {
   matchedRows?: Row[];
   /**
    * Optional (history, decision 83): the caller needs each matched record as the write found it.
-   * A driver answers `before` from its write (PostgreSQL) or, given `matchedRows`, writes a matched
-   * record only while the fields it writes (and the version field) still hold the values read, and
-   * counts in `missed` those it left unwritten for that (MongoDB: no read added).
+   * A driver answers `before` from its write (PostgreSQL), or, given `matchedRows`, writes the
+   * chunk only while every matched record still holds the values read, which are then its values
+   * before (`pinned`); a record whose values moved fails the write as a write conflict that the
+   * transaction retries (MongoDB: no read added).
    */
   history?: boolean;
 }
@@ -39,8 +40,8 @@ export interface UpsertOutcome {
   rows?: { matched: Array<Row | null>; created: Array<Row | null> };
   /** With `chunk.history`: each matched record as the write found it, every field (null: not written). */
   before?: Array<Row | null>;
-  /** With `chunk.history` and `matchedRows`: how many matched records were not written because one of those values had moved. */
-  missed?: number;
+  /** With `chunk.history` and `matchedRows`: every matched record written held the values read. */
+  pinned?: boolean;
 }
 
 /** A stored answer of a request made with an Idempotency-Key (decision 80). */
