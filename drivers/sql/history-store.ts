@@ -1,7 +1,7 @@
 import type { HistoryCapability, HistoryEntry, HistoryEntryInput, Id, Row } from '../../lib/driver';
 import type { ListQuery } from '../../lib/query/ast';
 import type { ModelInfo } from '../../lib/resource/model-info';
-import { allOrNone, isShortfall } from './all-or-none';
+import { isShortfall } from './all-or-none';
 import { compileHistoryUpdate } from './history-update';
 import { columnOf, compileUpdate } from './compile-writes';
 import type { StorageInfo } from './model-map';
@@ -71,27 +71,21 @@ export function sqlHistoryStore(host: HistoryHost): HistoryCapability {
   let returnsOld = false;
   return {
     async update(model, items, tx, guard, read, all, append) {
-      if (items.length === 0) return { rows: [], before: [] };
+      if (items.length === 0) return { rows: [] };
       const info = host.model(model);
       const storage = host.table(model);
       const fields = read ? host.fields(model, read) : [info.key];
-      // with an append, only the fields sent can change: only their columns travel as JSON
-      const sent = new Set([...items.flatMap((i) => Object.keys(i.changes)), ...(guard ? [guard.field] : [])]);
-      const sentColumns = append ? append.fields.filter((f) => sent.has(f)).map((f) => columnOf(storage, f)) : null;
-      if (append) await this.ensure(model);
+      // only the fields sent can change: only their columns are compared and travel as JSON
+      const given = new Set([...items.flatMap((i) => Object.keys(i.changes)), ...(guard ? [guard.field] : [])]);
+      const sent = append.fields.filter((f) => given.has(f));
+      const columns = sent.map((f) => columnOf(storage, f));
+      await this.ensure(model);
       // PostgreSQL 18 answers the row as it was in RETURNING (`old`); older servers join it
-      const columns = sentColumns === null ? true : returnsOld ? { old: sentColumns } : sentColumns;
-      const update = compileUpdate(storage, info.key, items, guard, fields, info.versionField, columns);
-      const statement = append ? compileHistoryUpdate(update, storage, info, historyTableOf(storage), append, all ? items.length : null, sent) : all ? allOrNone(update, items.length) : update;
+      const update = compileUpdate(storage, info.key, items, guard, fields, info.versionField, returnsOld ? { old: columns } : { joined: columns });
+      const statement = compileHistoryUpdate(update, storage, info, historyTableOf(storage), append, all ? items.length : null, sent);
       // a shortfall of an all-or-none update: nothing written
       const raw = await run(statement, tx).catch((error: unknown) => (all && isShortfall(error) ? [] : Promise.reject(error)));
-      const before = raw.map((r) => {
-        const old = (r.grr_before ?? {}) as Record<string, unknown>;
-        const row: Row = {};
-        for (const field of Object.keys(info.fields)) row[field] = old[columnOf(storage, field)] ?? null;
-        return row;
-      });
-      return { rows: raw.map((r) => host.shape(model, fields, r)), before };
+      return { rows: raw.map((r) => host.shape(model, fields, r)) };
     },
     async delete(model, ids, tx) {
       const storage = host.table(model);
