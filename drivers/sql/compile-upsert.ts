@@ -21,7 +21,7 @@ export interface CompiledUpsert extends SqlStatement {
 const ACTION = 'grr_action';
 const BEFORE = 'grr_before';
 
-export function compileUpsert(info: StorageInfo, model: Pick<ModelInfo, 'key' | 'versionField'>, chunk: UpsertChunk, defaults: InsertDefaults, fields: string[] = []): CompiledUpsert {
+export function compileUpsert(info: StorageInfo, model: Pick<ModelInfo, 'key' | 'versionField'>, chunk: UpsertChunk, defaults: InsertDefaults, fields: string[] = [], returnsOld = false): CompiledUpsert {
   const { key } = model;
   const version = model.versionField ?? null;
   const { keys, matched, created } = chunk;
@@ -41,13 +41,13 @@ export function compileUpsert(info: StorageInfo, model: Pick<ModelInfo, 'key' | 
   if (version) sets.push(`${col(version)} = "t".${col(version)} + 1`);
   if (sets.length === 0) sets.push(`${col(key)} = "t".${col(key)}`);
   const joined = `"t".${col(key)} = ("m"."r").${col(key)}`;
-  // history (decision 83): the written rows as they were, from the statement's snapshot joined by key
+  // history (decision 83): the written rows as they were, from RETURNING's `old` (PostgreSQL 18) or the statement's snapshot joined by key
   const was = chunk.history ? beforeFields(info, model, chunk).map((f) => columnOf(info, f)) : null;
-  const old = was ? ` JOIN ${table} AS "o" ON "o".${col(key)} = ("m"."r").${col(key)}` : '';
+  const old = was && !returnsOld ? ` JOIN ${table} AS "o" ON "o".${col(key)} = ("m"."r").${col(key)}` : '';
   const update =
     `"m" AS MATERIALIZED (SELECT "e"."j", jsonb_populate_record(NULL::${table}, "e"."j") AS "r" FROM jsonb_array_elements($1::jsonb) AS "e"("j")), ` +
     `"u" AS (UPDATE ${table} AS "t" SET ${sets.join(', ')} FROM "m"${old} WHERE ${joined} AND (${differs.length ? differs.join(' OR ') : 'FALSE'}) ` +
-    `RETURNING ${returned.join(', ')}, 'updated' AS ${quoteIdent(ACTION)}${was ? `, ${rowObject('o', was)} AS "${BEFORE}"` : ''})`;
+    `RETURNING ${returned.join(', ')}, 'updated' AS ${quoteIdent(ACTION)}${was ? `, ${rowObject(returnsOld ? 'old' : 'o', was)} AS "${BEFORE}"` : ''})`;
 
   // new records: one INSERT of every field any of them gives (model defaults for the others)
   const seen = new Set<string>();
@@ -110,8 +110,8 @@ export function upsertOutcome(chunk: UpsertChunk, rows: Record<string, unknown>[
 }
 
 /** Compiles, runs (`run`: on the caller's transaction) and reads the outcome of one chunk; with `fields`, the written rows shaped by `shape`. */
-export async function runUpsert(info: StorageInfo, model: Pick<ModelInfo, 'key' | 'versionField'>, chunk: UpsertChunk, defaults: InsertDefaults, run: (statement: SqlStatement) => Promise<Record<string, unknown>[]>, fields: string[], shape: (fields: string[], raw: Record<string, unknown>) => Record<string, unknown>): Promise<UpsertOutcome> {
-  const statement = compileUpsert(info, model, chunk, defaults, fields);
+export async function runUpsert(info: StorageInfo, model: Pick<ModelInfo, 'key' | 'versionField'>, chunk: UpsertChunk, defaults: InsertDefaults, run: (statement: SqlStatement) => Promise<Record<string, unknown>[]>, fields: string[], shape: (fields: string[], raw: Record<string, unknown>) => Record<string, unknown>, returnsOld = false): Promise<UpsertOutcome> {
+  const statement = compileUpsert(info, model, chunk, defaults, fields, returnsOld);
   // the row as it was, its columns' JSON typed as a read types them (by field)
   const written = beforeFields(info, model, chunk);
   const before = chunk.history ? (old: Record<string, unknown>) => shape(written, Object.fromEntries(written.map((f) => [f, old[columnOf(info, f)]]))) : undefined;

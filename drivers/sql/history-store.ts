@@ -63,13 +63,17 @@ function entryOf(raw: Record<string, unknown>): HistoryEntry {
   };
 }
 
-export function sqlHistoryStore(host: HistoryHost): HistoryCapability {
+/** The store, and whether the server answers RETURNING's `old` (PostgreSQL 18; known once a history table was made). */
+export type SqlHistoryStore = HistoryCapability & { returnsOld(): boolean };
+
+export function sqlHistoryStore(host: HistoryHost): SqlHistoryStore {
   const tableOf = (model: string) => host.table(model);
   const run = host.run;
   const ready = new Map<string, Promise<void>>();
   /** Whether the server is PostgreSQL 18 or later (`RETURNING old.*`), asked once with the first table's creation. */
   let returnsOld = false;
   return {
+    returnsOld: () => returnsOld,
     async update(model, items, tx, guard, read, all, append) {
       if (items.length === 0) return { rows: [] };
       const info = host.model(model);

@@ -228,7 +228,7 @@ export class SqlDriver extends ConnectionDriver<Sequelize> implements Driver, Js
   }
 
   /** Decision 79: one chunk of an upsert in one statement (compile-upsert.ts); decision 80: the Idempotency-Key store; decision 83: history (history-store.ts). */
-  upsert = (model: string, chunk: UpsertChunk, tx: Transaction): Promise<UpsertOutcome> => runUpsert(this.table(model), this.requireCatalog().model(model), chunk, this.defaultsOf(model), (s) => this.run(s, this.tx(tx)), chunk.read ? selectFields(new CompileContext(this.requireCatalog(), this.tables), model, chunk.read.select, []) : [], (fields, raw) => this.shape(model, fields, raw));
+  upsert = (model: string, chunk: UpsertChunk, tx: Transaction): Promise<UpsertOutcome> => runUpsert(this.table(model), this.requireCatalog().model(model), chunk, this.defaultsOf(model), (s) => this.run(s, this.tx(tx)), chunk.read ? selectFields(new CompileContext(this.requireCatalog(), this.tables), model, chunk.read.select, []) : [], (fields, raw) => this.shape(model, fields, raw), this.history.returnsOld());
   readonly idempotency = sqlIdempotencyStore((s) => this.transaction((tx) => this.run(s, this.tx(tx)))); // writes: never a read lease (a replica, READ ONLY)
   readonly history = sqlHistoryStore({ table: (m) => this.table(m), model: (m) => this.requireCatalog().model(m), run: (s, tx) => this.run(s, this.tx(tx as Transaction | undefined)), write: (s) => this.transaction((tx) => this.run(s, this.tx(tx))), fields: (m, read) => selectFields(new CompileContext(this.requireCatalog(), this.tables), m, read.select, []), shape: (m, fields, raw) => this.shape(m, fields, raw), delete: (m, ids, tx, whole) => this.deleteRows(m, ids, tx as Transaction, whole) });
 
