@@ -86,7 +86,7 @@ export function sqlHistoryStore(host: HistoryHost): SqlHistoryStore {
       await this.ensure(model);
       // PostgreSQL 18 answers the row as it was in RETURNING (`old`); older servers join it
       const update = compileUpdate(storage, info.key, items, guard, fields, info.versionField, returnsOld ? { old: columns } : { joined: columns });
-      const statement = compileHistoryUpdate(update, storage, info, historyTableOf(storage), append, all ? items.length : null, sent);
+      const statement = compileHistoryUpdate(update, storage, info, historyTableOf(storage), append, all ? items.length : null, sent, fields);
       // a shortfall of an all-or-none update: nothing written
       const raw = await run(statement, tx).catch((error: unknown) => (all && isShortfall(error) ? [] : Promise.reject(error)));
       return { rows: raw.map((r) => host.shape(model, fields, r)) };

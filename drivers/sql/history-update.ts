@@ -14,7 +14,7 @@ import { quoteIdent, quoteLiteral, type SqlStatement } from './sql-builder';
  * stored as its column's JSON (dates as PostgreSQL writes them; the history read renders them as
  * the API does), column by column: no row object is built and taken apart again.
  */
-export function compileHistoryUpdate(update: SqlStatement, storage: StorageInfo, info: ModelInfo, table: string, append: HistoryUpdateAppend, all: number | null, sent: string[]): SqlStatement {
+export function compileHistoryUpdate(update: SqlStatement, storage: StorageInfo, info: ModelInfo, table: string, append: HistoryUpdateAppend, all: number | null, sent: string[], fields: string[]): SqlStatement {
   const bind = [...update.bind];
   const param = (value: unknown, cast: string) => {
     bind.push(value);
@@ -37,7 +37,8 @@ export function compileHistoryUpdate(update: SqlStatement, storage: StorageInfo,
       `WITH "w" AS (${update.sql}${after}${keyed}), ` +
       `"h" AS (INSERT INTO ${table} ("record_id", "version", "op", "at", "actor", "request_id", "changes") SELECT "c"."grr_k"::text, ${version}, ${param(append.op, 'text')}, now(), ${param(JSON.stringify(append.actor), 'jsonb')}, ${param(append.requestId, 'text')}, "c"."grr_changes" ` +
       `FROM (SELECT "w"."grr_k", ${info.versionField ? `"w"."grr_v", ` : ''}${changes} AS "grr_changes" FROM "w") AS "c" WHERE "c"."grr_changes" <> '{}'::jsonb RETURNING "record_id", "version")` +
-      `${prune} SELECT "w".*${guard} FROM "w"`,
+      // the caller's fields only: the compared columns need not travel back
+      `${prune} SELECT ${fields.map((f) => `"w".${quoteIdent(f)}`).join(', ')}${guard} FROM "w"`,
     bind,
     prepare: update.prepare,
   };
