@@ -39,10 +39,14 @@ export interface HistoryEntry extends Omit<HistoryEntryInput, 'version'> {
 export interface HistoryCapability {
   ensure(model: string): Promise<void>;
   append(model: string, entries: HistoryEntryInput[], retain: number | null, tx: Transaction): Promise<void>;
-  /** A record's entries newest first, one page, and how many it has. */
-  read(model: string, recordId: Id, offset: number, limit: number): Promise<{ entries: HistoryEntry[]; total: number }>;
-  /** One entry by version (null: none). */
-  entry(model: string, recordId: Id, version: number): Promise<HistoryEntry | null>;
+  /**
+   * A record's entries newest first, one page, and how many it has. `retain`: the model's
+   * retention, for a store whose append replaces old entries in place rather than deleting them
+   * (MongoDB): it answers only the versions a prune would have left.
+   */
+  read(model: string, recordId: Id, offset: number, limit: number, retain?: number | null): Promise<{ entries: HistoryEntry[]; total: number }>;
+  /** One entry by version (null: none, or beyond `retain`, as `read`). */
+  entry(model: string, recordId: Id, version: number, retain?: number | null): Promise<HistoryEntry | null>;
   /**
    * Optional: `Driver.update` (read null) or `Driver.updateRows` (read given, answered by `rows`)
    * whose own statement also appends the entries (`append`): the records as they were come from

@@ -174,6 +174,10 @@ forEachDriver('history (decision 83)', (ctx) => {
     const entries = await history('products', product.id);
     expect(entries.map((e) => e.version)).to.deep.equal([6, 5, 4]);
     expect(entries[0].changes.name).to.deep.equal(['R4', 'R5']);
+    // a version retention dropped is gone for revert too
+    expectError(await admin().post(`/products/${product.id}/history/3/revert`), 404, 'not_found');
+    expect((await admin().post(`/products/${product.id}/history/4/revert`)).status).to.equal(200);
+    expect((await history('products', product.id)).map((e) => [e.version, e.op])).to.deep.equal([[7, 'reverted'], [6, 'updated'], [5, 'updated']]);
   });
 
   it('pagination: the list envelope, newest first', async () => {
