@@ -36,7 +36,7 @@ export function compileHistoryUpdate(update: SqlStatement, storage: StorageInfo,
     sql:
       `WITH "w" AS (${update.sql}${after}${keyed}), ` +
       `"h" AS (INSERT INTO ${table} ("record_id", "version", "op", "at", "actor", "request_id", "changes") SELECT "c"."grr_k"::text, ${version}, ${param(append.op, 'text')}, now(), ${param(JSON.stringify(append.actor), 'jsonb')}, ${param(append.requestId, 'text')}, "c"."grr_changes" ` +
-      `FROM (SELECT "w"."grr_k", ${info.versionField ? `"w"."grr_v", ` : ''}${changes} AS "grr_changes" FROM "w") AS "c" WHERE "c"."grr_changes" <> '{}'::jsonb RETURNING "record_id", "version")` +
+      `FROM (SELECT "w"."grr_k", ${info.versionField ? `"w"."grr_v", ` : ''}${changes} AS "grr_changes" FROM "w") AS "c" WHERE "c"."grr_changes" <> '{}'::jsonb${append.retain === null ? '' : ' RETURNING "record_id", "version"'})` +
       // the caller's fields only: the compared columns need not travel back
       `${prune} SELECT ${fields.map((f) => `"w".${quoteIdent(f)}`).join(', ')}${guard} FROM "w"`,
     bind,
