@@ -54,8 +54,8 @@ export function readCache(inner: Driver, kept: (model: string) => boolean, infoO
         const result = await inner.list({ ...query, select: null }, tx);
         remember(tx, query.model, result.rows);
         if (query.select === null) return result;
-        const select = query.select;
-        // the fields asked for, as the narrower read answers them
+        // the fields asked for, as the narrower read answers them (always with the key: selectFields)
+        const select = [...new Set([infoOf(query.model).key, ...query.select])];
         return { ...result, rows: result.rows.map((row) => Object.fromEntries(select.filter((f) => f in row).map((f) => [f, row[f]]))) };
       },
       async existingIds(model: string, ids: Id[], tx?: Transaction): Promise<Id[]> {
