@@ -1,3 +1,4 @@
+import { MongoServerError } from 'mongodb';
 import type { Id, Transaction, UpsertChunk, UpsertOutcome } from '../../lib/driver';
 import { outputValue } from './serialize';
 import { toObjectId } from './compile-context';
@@ -11,6 +12,8 @@ import { lockReferences, type WriteContext } from './write-operations';
  * transaction the duplicate is a write conflict the transaction loop retries), never a second
  * record. The version field is incremented by every write (`$inc` makes 1 on insert).
  * Outcome: `created` for the upserted (their ids from the reply), `updated` for the others.
+ * With `chunk.history`, matched records are pinned to `matchedRows` (no read: MongoDB's bulkWrite
+ * answers no document); one whose values moved meanwhile fails the chunk as a write conflict.
  */
 export async function upsertRecords(ctx: WriteContext, model: string, chunk: UpsertChunk, tx: Transaction): Promise<UpsertOutcome> {
   const native = ctx.model(model);
@@ -26,11 +29,17 @@ export async function upsertRecords(ctx: WriteContext, model: string, chunk: Ups
   };
   const bump = version ? { $inc: { [version]: 1 } } : {};
   const ops: unknown[] = [];
+  // history (decision 83): a matched record is written only while it holds the values the caller
+  // read, which are then its values before the write
+  const pinned = chunk.history && chunk.matchedRows ? chunk.matchedRows : null;
+  // only fields the read answered (a write-only one is not, nor kept in history)
+  const pinOf = (row: Record<string, unknown>, keys: string[]) => Object.fromEntries([...keys, ...(version ? [version] : [])].filter((k) => k in row).map((k) => [k, cast(k, row[k] ?? null)]));
   chunk.matched.forEach((record, i) => {
     const set = valuesOf(record);
     const keys = Object.keys(set);
     // written only where a given value differs (the service sends only such records)
-    ops.push({ updateOne: { filter: { _id: toObjectId(String(chunk.matchedIds[i])), $or: keys.length ? keys.map((k) => ({ [k]: { $ne: cast(k, set[k]) } })) : [{ _id: null }] }, update: { $set: set, ...bump } } });
+    const pins = pinned ? pinOf(pinned[i], keys) : {};
+    ops.push({ updateOne: { filter: { _id: toObjectId(String(chunk.matchedIds[i])), ...pins, $or: keys.length ? keys.map((k) => ({ [k]: { $ne: cast(k, set[k]) } })) : [{ _id: null }] }, update: { $set: set, ...bump } } });
   });
   for (const set of chunk.matched.map(valuesOf)) if (Object.keys(set).length) await native.validate({ ...set }, Object.keys(set));
   const firstCreated = ops.length;
@@ -45,6 +54,14 @@ export async function upsertRecords(ctx: WriteContext, model: string, chunk: Ups
   const upserted = (result as unknown as { upsertedIds?: Record<string, unknown> }).upsertedIds ?? {};
   const createdIds: Array<Id | null> = chunk.created.map(() => null);
   for (const [index, id] of Object.entries(upserted)) createdIds[Number(index) - firstCreated] = String(outputValue(id));
+  // a pinned record not matched: its values moved since the read, retried as any write conflict
+  const found = createdIds.filter((id) => id === null).length;
+  if (pinned && result.matchedCount - found < chunk.matched.length) throw movedSinceRead();
   // an upsert that found a record (created concurrently) updated it
-  return { matched: chunk.matched.map(() => 'updated'), created: createdIds.map((id) => (id === null ? 'updated' : 'created')), createdIds };
+  return { matched: chunk.matched.map(() => 'updated'), created: createdIds.map((id) => (id === null ? 'updated' : 'created')), createdIds, ...(pinned ? { pinned: true } : {}) };
+}
+
+/** What the server answers a write that met a concurrent one in a transaction: the transaction runs again. */
+function movedSinceRead(): MongoServerError {
+  return new MongoServerError({ message: 'A matched record changed since the upsert read it (history): the transaction runs again.', code: 112, codeName: 'WriteConflict', errorLabels: ['TransientTransactionError'] });
 }

@@ -1,4 +1,4 @@
-import { columnOf, tableSql, type InsertDefaults } from './compile-writes';
+import { columnOf, rowObject, tableSql, type InsertDefaults } from './compile-writes';
 import type { Id, UpsertAction, UpsertChunk, UpsertOutcome } from '../../lib/driver';
 import type { ModelInfo } from '../../lib/resource/model-info';
 import type { StorageInfo } from './model-map';
@@ -19,8 +19,9 @@ export interface CompiledUpsert extends SqlStatement {
 }
 
 const ACTION = 'grr_action';
+const BEFORE = 'grr_before';
 
-export function compileUpsert(info: StorageInfo, model: Pick<ModelInfo, 'key' | 'versionField'>, chunk: UpsertChunk, defaults: InsertDefaults, fields: string[] = []): CompiledUpsert {
+export function compileUpsert(info: StorageInfo, model: Pick<ModelInfo, 'key' | 'versionField'>, chunk: UpsertChunk, defaults: InsertDefaults, fields: string[] = [], returnsOld = false): CompiledUpsert {
   const { key } = model;
   const version = model.versionField ?? null;
   const { keys, matched, created } = chunk;
@@ -40,10 +41,13 @@ export function compileUpsert(info: StorageInfo, model: Pick<ModelInfo, 'key' | 
   if (version) sets.push(`${col(version)} = "t".${col(version)} + 1`);
   if (sets.length === 0) sets.push(`${col(key)} = "t".${col(key)}`);
   const joined = `"t".${col(key)} = ("m"."r").${col(key)}`;
+  // history (decision 83): the written rows as they were, from RETURNING's `old` (PostgreSQL 18) or the statement's snapshot joined by key
+  const was = chunk.history ? beforeFields(info, model, chunk).map((f) => columnOf(info, f)) : null;
+  const old = was && !returnsOld ? ` JOIN ${table} AS "o" ON "o".${col(key)} = ("m"."r").${col(key)}` : '';
   const update =
     `"m" AS MATERIALIZED (SELECT "e"."j", jsonb_populate_record(NULL::${table}, "e"."j") AS "r" FROM jsonb_array_elements($1::jsonb) AS "e"("j")), ` +
-    `"u" AS (UPDATE ${table} AS "t" SET ${sets.join(', ')} FROM "m" WHERE ${joined} AND (${differs.length ? differs.join(' OR ') : 'FALSE'}) ` +
-    `RETURNING ${returned.join(', ')}, 'updated' AS ${quoteIdent(ACTION)})`;
+    `"u" AS (UPDATE ${table} AS "t" SET ${sets.join(', ')} FROM "m"${old} WHERE ${joined} AND (${differs.length ? differs.join(' OR ') : 'FALSE'}) ` +
+    `RETURNING ${returned.join(', ')}, 'updated' AS ${quoteIdent(ACTION)}${was ? `, ${rowObject(returnsOld ? 'old' : 'o', was)} AS "${BEFORE}"` : ''})`;
 
   // new records: one INSERT of every field any of them gives (model defaults for the others)
   const seen = new Set<string>();
@@ -63,7 +67,7 @@ export function compileUpsert(info: StorageInfo, model: Pick<ModelInfo, 'key' | 
     `FROM json_populate_recordset(NULL::${table}, $2::json) WITH ORDINALITY AS "v" ORDER BY "v"."ordinality" ` +
     `ON CONFLICT (${keys.map(col).join(', ')}) DO ` +
     (onConflict.length && conflictDiffers.length ? `UPDATE SET ${onConflict.join(', ')} WHERE ${conflictDiffers.join(' OR ')} ` : 'NOTHING ') +
-    `RETURNING ${returned.join(', ')}, CASE WHEN "t"."xmax" = 0 THEN 'created' ELSE 'updated' END AS ${quoteIdent(ACTION)})`;
+    `RETURNING ${returned.join(', ')}, CASE WHEN "t"."xmax" = 0 THEN 'created' ELSE 'updated' END AS ${quoteIdent(ACTION)}${was ? `, NULL::jsonb AS "${BEFORE}"` : ''})`;
 
   const made = inserted.map((f) => defaults[f]);
   const columns = inserted.map((f) => columnOf(info, f));
@@ -89,7 +93,7 @@ export function compileUpsert(info: StorageInfo, model: Pick<ModelInfo, 'key' | 
 }
 
 /** Each record's action from the rows the statement answered (by id, or by match keys for new ones; not answered: unchanged). */
-export function upsertOutcome(chunk: UpsertChunk, rows: Record<string, unknown>[], key: string, action: string, shape?: (raw: Record<string, unknown>) => Record<string, unknown>): UpsertOutcome {
+export function upsertOutcome(chunk: UpsertChunk, rows: Record<string, unknown>[], key: string, action: string, shape?: (raw: Record<string, unknown>) => Record<string, unknown>, before?: (old: Record<string, unknown>) => Record<string, unknown>): UpsertOutcome {
   const keyOf = (record: Record<string, unknown>) => JSON.stringify(chunk.keys.map((k) => String(record[k])));
   const byKeys = new Map(rows.map((row) => [keyOf(row), row]));
   const byId = new Map(rows.map((row) => [String(row[key]), row]));
@@ -101,11 +105,20 @@ export function upsertOutcome(chunk: UpsertChunk, rows: Record<string, unknown>[
     created: created.map((row) => (row?.[action] as UpsertAction | undefined) ?? 'unchanged'),
     createdIds: created.map((row): Id | null => (row ? Number(row[key]) : null)),
     ...(shape ? { rows: { matched: matched.map(shaped), created: created.map(shaped) } } : {}),
+    ...(before ? { before: matched.map((row) => (row?.[BEFORE] ? before(row[BEFORE] as Record<string, unknown>) : null)) } : {}),
   };
 }
 
 /** Compiles, runs (`run`: on the caller's transaction) and reads the outcome of one chunk; with `fields`, the written rows shaped by `shape`. */
-export async function runUpsert(info: StorageInfo, model: Pick<ModelInfo, 'key' | 'versionField'>, chunk: UpsertChunk, defaults: InsertDefaults, run: (statement: SqlStatement) => Promise<Record<string, unknown>[]>, fields: string[], shape: (fields: string[], raw: Record<string, unknown>) => Record<string, unknown>): Promise<UpsertOutcome> {
-  const statement = compileUpsert(info, model, chunk, defaults, fields);
-  return upsertOutcome(chunk, await run(statement), model.key, statement.action, chunk.read ? (raw) => shape(fields, raw) : undefined);
+export async function runUpsert(info: StorageInfo, model: Pick<ModelInfo, 'key' | 'versionField'>, chunk: UpsertChunk, defaults: InsertDefaults, run: (statement: SqlStatement) => Promise<Record<string, unknown>[]>, fields: string[], shape: (fields: string[], raw: Record<string, unknown>) => Record<string, unknown>, returnsOld = false): Promise<UpsertOutcome> {
+  const statement = compileUpsert(info, model, chunk, defaults, fields, returnsOld);
+  // the row as it was, its columns' JSON typed as a read types them (by field)
+  const written = beforeFields(info, model, chunk);
+  const before = chunk.history ? (old: Record<string, unknown>) => shape(written, Object.fromEntries(written.map((f) => [f, old[columnOf(info, f)]]))) : undefined;
+  return upsertOutcome(chunk, await run(statement), model.key, statement.action, chunk.read ? (raw) => shape(fields, raw) : undefined, before);
+}
+
+/** The fields of a matched row as it was that history compares: those the chunk writes (match keys included) and the version. */
+function beforeFields(info: StorageInfo, model: Pick<ModelInfo, 'versionField'>, chunk: UpsertChunk): string[] {
+  return [...new Set([...chunk.matched.flatMap((r) => Object.keys(r)), ...(model.versionField ? [model.versionField] : [])])].filter((f) => f in info.columns);
 }

@@ -87,8 +87,8 @@ export function rowObject(alias: string, columns: string[]): string {
   return columns.length === 0 ? `'{}'::jsonb` : `jsonb_build_object(${columns.map((c) => `${quoteLiteral(c)}, ${prefix}.${quoteIdent(c)}`).join(', ')})`;
 }
 
-/** The row as it was, for history (decision 83): every column (`true`, joined), some columns joined, or some read from PostgreSQL 18's `old` in RETURNING. */
-export type BeforeRow = boolean | string[] | { old: string[] };
+/** The row as it was, for history (decision 83): columns read from PostgreSQL 18's `old` in RETURNING, or from the row's pre-statement version joined by key; answered as `grr_b<i>`. */
+export type BeforeRow = false | { old: string[] } | { joined: string[] };
 
 export function compileUpdate(info: StorageInfo, key: string, items: { id: unknown; changes: Record<string, unknown>; expected?: number }[], guard?: { field: string; isNull: boolean }, returned: string[] = [key], version: string | null | undefined = null, before: BeforeRow = false): SqlStatement {
   const managed = MANAGED(info, key);
@@ -134,9 +134,9 @@ export function compileUpdate(info: StorageInfo, key: string, items: { id: unkno
   const source = uniform
     ? `jsonb_populate_recordset(NULL::${table}, $1::jsonb) AS "u"`
     : `(SELECT "e"."j", jsonb_populate_record(NULL::${table}, "e"."j") AS "r" FROM jsonb_array_elements($1::jsonb) AS "e"("j")) AS "u"`;
-  // decision 83 (history): the row as it was, from the statement's snapshot, joined by key and returned as "grr_before"
-  const old = before === true || Array.isArray(before) ? ` JOIN ${table} AS "o" ON "o".${keyCol} = ${value(keyCol)}` : '';
-  const beforeRow = before === false ? '' : `, ${before === true ? 'to_jsonb("o")' : Array.isArray(before) ? rowObject('o', before) : rowObject('old', before.old)} AS "grr_before"`;
+  // decision 83 (history): the row as it was, from RETURNING's `old` or the statement's snapshot joined by key
+  const old = before && 'joined' in before ? ` JOIN ${table} AS "o" ON "o".${keyCol} = ${value(keyCol)}` : '';
+  const beforeRow = !before ? '' : ('joined' in before ? before.joined.map((c) => `"o".${quoteIdent(c)}`) : before.old.map((c) => `old.${quoteIdent(c)}`)).map((c, i) => `, ${c} AS "grr_b${i}"`).join('');
   return {
     sql:
       `UPDATE ${table} AS "t" SET ${sets.join(', ')} FROM ${source}${old} WHERE "t".${keyCol} = ${value(keyCol)}` +
@@ -149,9 +149,15 @@ export function compileUpdate(info: StorageInfo, key: string, items: { id: unkno
   };
 }
 
-export function compileDelete(info: StorageInfo, key: string, ids: unknown[]): SqlStatement {
+/** With `whole`, each removed row's columns too, as `grr_c<i>` (history, decision 83: the records as they were, from the DELETE). */
+export function compileDelete(info: StorageInfo, key: string, ids: unknown[], whole: string[] = []): SqlStatement {
   const col = quoteIdent(columnOf(info, key));
-  return { sql: `DELETE FROM ${tableSql(info)} WHERE ${col} = ANY($1) RETURNING ${col} AS ${quoteIdent(key)}`, bind: [ids] };
+  return { sql: `DELETE FROM ${tableSql(info)} WHERE ${col} = ANY($1) RETURNING ${col} AS ${quoteIdent(key)}${wholeColumns(whole)}`, bind: [ids] };
+}
+
+/** The returned columns of a DELETE that answers its rows whole: `, "<column>" AS "grr_c<i>"`. */
+export function wholeColumns(columns: string[]): string {
+  return columns.map((c, i) => `, ${quoteIdent(c)} AS "grr_c${i}"`).join('');
 }
 
 export function compileExistingIds(info: StorageInfo, key: string, ids: unknown[]): SqlStatement {

@@ -1,7 +1,7 @@
-import { DriverFailure, type Id } from '../../lib/driver';
+import { DriverFailure, isDriverFailure, type DatabaseErrorInfo, type Id } from '../../lib/driver';
 import type { Catalog } from '../../lib/resource/model-info';
 import { referencesTo, relationHolding } from '../../lib/resource/references';
-import { columnOf, compileDelete, tableSql } from './compile-writes';
+import { columnOf, compileDelete, tableSql, wholeColumns } from './compile-writes';
 import type { ModelMap, StorageInfo } from './model-map';
 import { quoteIdent, type SqlStatement } from './sql-builder';
 
@@ -28,8 +28,10 @@ export function restrictHolders(catalog: Catalog, tables: ModelMap, model: strin
  * The database's own foreign keys still decide: a row a concurrent insert adds after the counts'
  * snapshot fails the DELETE as before, with no count.
  */
-export function compileGuardedDelete(info: StorageInfo, key: string, ids: unknown[], holders: Holder[]): SqlStatement {
-  if (holders.length === 0) return compileDelete(info, key, ids);
+export function compileGuardedDelete(info: StorageInfo, key: string, ids: unknown[], holders: Holder[], whole: string[] = []): SqlStatement {
+  if (holders.length === 0) return compileDelete(info, key, ids, whole);
+  const rest = whole.map((_, i) => `, "grr_c${i}"`).join('');
+  const none = whole.map(() => ', NULL').join('');
   const keyCol = quoteIdent(columnOf(info, key));
   const counts = holders.map((h, i) => {
     const self = h.self ? ` AND NOT (${keyCol} = ANY($1))` : '';
@@ -38,8 +40,8 @@ export function compileGuardedDelete(info: StorageInfo, key: string, ids: unknow
   return {
     sql:
       `WITH "holders" AS (${counts.join(' UNION ALL ')}), ` +
-      `"gone" AS (DELETE FROM ${tableSql(info)} WHERE ${keyCol} = ANY($1) AND NOT EXISTS (SELECT 1 FROM "holders" WHERE "n" > 0) RETURNING ${keyCol} AS "k") ` +
-      `SELECT "k" AS ${quoteIdent(key)}, NULL::int AS "held", NULL::bigint AS "n" FROM "gone" UNION ALL SELECT NULL, "held", "n" FROM "holders" WHERE "n" > 0 ORDER BY "held" NULLS FIRST`,
+      `"gone" AS (DELETE FROM ${tableSql(info)} WHERE ${keyCol} = ANY($1) AND NOT EXISTS (SELECT 1 FROM "holders" WHERE "n" > 0) RETURNING ${keyCol} AS "k"${wholeColumns(whole)}) ` +
+      `SELECT "k" AS ${quoteIdent(key)}, NULL::int AS "held", NULL::bigint AS "n"${rest} FROM "gone" UNION ALL SELECT NULL, "held", "n"${none} FROM "holders" WHERE "n" > 0 ORDER BY "held" NULLS FIRST`,
     bind: [ids],
   };
 }
@@ -51,4 +53,21 @@ export function deletedOrHeld(rows: Record<string, unknown>[], key: string, hold
     throw new DriverFailure({ type: 'foreign_key_violation', relation: holders[Number(held[0].held)].relation, count: Number(held[0].n) });
   }
   return rows.map((r) => Number(r[key]));
+}
+
+/**
+ * Runs the guarded delete of `ids` (with `whole`, answering those columns of each removed row):
+ * the ids removed and the rows as answered. A foreign key the database names is the referencing
+ * one: decision 78's 409 names no field of this model.
+ */
+export async function runGuardedDelete(run: (statement: SqlStatement) => Promise<Record<string, unknown>[]>, info: StorageInfo, key: string, ids: Id[], holders: Holder[], translate: (error: unknown) => DatabaseErrorInfo | null, whole: string[] = []): Promise<{ ids: Id[]; raw: Record<string, unknown>[] }> {
+  if (ids.length === 0) return { ids: [], raw: [] };
+  try {
+    const raw = await run(compileGuardedDelete(info, key, ids, holders, whole));
+    return { ids: deletedOrHeld(raw, key, holders), raw };
+  } catch (error) {
+    if (isDriverFailure(error)) throw error;
+    if (translate(error)?.type === 'foreign_key_violation') throw new DriverFailure({ type: 'foreign_key_violation' });
+    throw error;
+  }
 }

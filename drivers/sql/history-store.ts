@@ -1,7 +1,7 @@
 import type { HistoryCapability, HistoryEntry, HistoryEntryInput, Id, Row } from '../../lib/driver';
 import type { ListQuery } from '../../lib/query/ast';
 import type { ModelInfo } from '../../lib/resource/model-info';
-import { allOrNone, isShortfall } from './all-or-none';
+import { isShortfall } from './all-or-none';
 import { compileHistoryUpdate } from './history-update';
 import { columnOf, compileUpdate } from './compile-writes';
 import type { StorageInfo } from './model-map';
@@ -34,6 +34,8 @@ export interface HistoryHost {
   shape(model: string, fields: string[], raw: Record<string, unknown>): Row;
   /** The server's `server_version_num`, as the driver learned it at start (server-facts.ts). */
   version(): Promise<number>;
+  /** The driver's guarded DELETE, `whole` columns of each removed row answered as `grr_c<i>`. */
+  delete(model: string, ids: Id[], tx: unknown, whole: string[]): Promise<{ ids: Id[]; raw: Record<string, unknown>[] }>;
 }
 
 const COLUMNS = '"record_id", "version", "op", "at", "actor", "request_id", "changes"';
@@ -63,35 +65,41 @@ function entryOf(raw: Record<string, unknown>): HistoryEntry {
   };
 }
 
-export function sqlHistoryStore(host: HistoryHost): HistoryCapability {
+/** The store, and whether the server answers RETURNING's `old` (PostgreSQL 18; known once a history table was made). */
+export type SqlHistoryStore = HistoryCapability & { returnsOld(): boolean };
+
+export function sqlHistoryStore(host: HistoryHost): SqlHistoryStore {
   const tableOf = (model: string) => host.table(model);
   const run = host.run;
   const ready = new Map<string, Promise<void>>();
   /** Whether the server is PostgreSQL 18 or later (`RETURNING old.*`), known by the first table's creation. */
   let returnsOld = false;
   return {
+    returnsOld: () => returnsOld,
     async update(model, items, tx, guard, read, all, append) {
-      if (items.length === 0) return { rows: [], before: [] };
+      if (items.length === 0) return { rows: [] };
       const info = host.model(model);
       const storage = host.table(model);
       const fields = read ? host.fields(model, read) : [info.key];
-      // with an append, only the fields sent can change: only their columns travel as JSON
-      const sent = new Set([...items.flatMap((i) => Object.keys(i.changes)), ...(guard ? [guard.field] : [])]);
-      const sentColumns = append ? append.fields.filter((f) => sent.has(f)).map((f) => columnOf(storage, f)) : null;
-      if (append) await this.ensure(model);
+      // only the fields sent can change: only their columns are compared and travel as JSON
+      const given = new Set([...items.flatMap((i) => Object.keys(i.changes)), ...(guard ? [guard.field] : [])]);
+      const sent = append.fields.filter((f) => given.has(f));
+      const columns = sent.map((f) => columnOf(storage, f));
+      await this.ensure(model);
       // PostgreSQL 18 answers the row as it was in RETURNING (`old`); older servers join it
-      const columns = sentColumns === null ? true : returnsOld ? { old: sentColumns } : sentColumns;
-      const update = compileUpdate(storage, info.key, items, guard, fields, info.versionField, columns);
-      const statement = append ? compileHistoryUpdate(update, storage, info, historyTableOf(storage), append, all ? items.length : null, sent) : all ? allOrNone(update, items.length) : update;
+      const update = compileUpdate(storage, info.key, items, guard, fields, info.versionField, returnsOld ? { old: columns } : { joined: columns });
+      const statement = compileHistoryUpdate(update, storage, info, historyTableOf(storage), append, all ? items.length : null, sent, fields);
       // a shortfall of an all-or-none update: nothing written
       const raw = await run(statement, tx).catch((error: unknown) => (all && isShortfall(error) ? [] : Promise.reject(error)));
-      const before = raw.map((r) => {
-        const old = (r.grr_before ?? {}) as Record<string, unknown>;
-        const row: Row = {};
-        for (const field of Object.keys(info.fields)) row[field] = old[columnOf(storage, field)] ?? null;
-        return row;
-      });
-      return { rows: raw.map((r) => host.shape(model, fields, r)), before };
+      return { rows: raw.map((r) => host.shape(model, fields, r)) };
+    },
+    async delete(model, ids, tx) {
+      const storage = host.table(model);
+      const fields = Object.keys(host.model(model).fields).filter((f) => f in storage.columns);
+      const removed = await host.delete(model, ids, tx, fields.map((f) => columnOf(storage, f)));
+      // every field of each removed row, typed as a read types it (the history's "deleted" entry)
+      const rows = removed.raw.filter((raw) => raw.held === null || raw.held === undefined).map((raw) => host.shape(model, fields, Object.fromEntries(fields.map((f, i) => [f, raw[`grr_c${i}`]]))));
+      return { ids: removed.ids, rows };
     },
     ensure(model) {
       const info = tableOf(model);

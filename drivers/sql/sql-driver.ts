@@ -1,7 +1,7 @@
 import type { Model, ModelStatic, Sequelize } from 'sequelize';
 import { DriverFailure, isDriverFailure, type DatabaseErrorInfo, type DescribedModel, type Driver, type Id, type ListResult, type PivotCapability, type Row, type Transaction, type UpdateGuard, type UpdateItem, type UpsertChunk, type UpsertOutcome } from '../../lib/driver';
 import { createPivots } from './pivot-writes';
-import { compileGuardedDelete, deletedOrHeld, restrictHolders } from './delete-rules';
+import { restrictHolders, runGuardedDelete } from './delete-rules';
 import { lockOrRetry } from './advisory-locks';
 import { compileHierarchyLock, compileHierarchyTryLock } from './compile-tree';
 import type { ListQuery } from '../../lib/query/ast';
@@ -221,24 +221,18 @@ export class SqlDriver extends ConnectionDriver<Sequelize> implements Driver, Js
   }
 
   /** Decision 79: one chunk of an upsert in one statement (compile-upsert.ts); decision 80: the Idempotency-Key store; decision 83: history (history-store.ts). */
-  upsert = (model: string, chunk: UpsertChunk, tx: Transaction): Promise<UpsertOutcome> => runUpsert(this.table(model), this.requireCatalog().model(model), chunk, this.defaultsOf(model), (s) => this.run(s, this.tx(tx)), chunk.read ? selectFields(this.compiler(), model, chunk.read.select, []) : [], (fields, raw) => this.shape(model, fields, raw));
+  upsert = (model: string, chunk: UpsertChunk, tx: Transaction): Promise<UpsertOutcome> => runUpsert(this.table(model), this.requireCatalog().model(model), chunk, this.defaultsOf(model), (s) => this.run(s, this.tx(tx)), chunk.read ? selectFields(this.compiler(), model, chunk.read.select, []) : [], (fields, raw) => this.shape(model, fields, raw), this.history.returnsOld());
   readonly idempotency = sqlIdempotencyStore((s) => this.transaction((tx) => this.run(s, this.tx(tx))), (s, tx) => this.run(s, this.tx(tx as Transaction))); // writes: never a read lease (a replica, READ ONLY)
-  readonly history = sqlHistoryStore({ table: (m) => this.table(m), model: (m) => this.requireCatalog().model(m), run: (s, tx) => this.run(s, this.tx(tx as Transaction | undefined)), write: (s) => this.transaction((tx) => this.run(s, this.tx(tx))), fields: (m, read) => selectFields(this.compiler(), m, read.select, []), shape: (m, fields, raw) => this.shape(m, fields, raw), version: async () => (await this.facts.learn()).version });
+  readonly history = sqlHistoryStore({ table: (m) => this.table(m), model: (m) => this.requireCatalog().model(m), run: (s, tx) => this.run(s, this.tx(tx as Transaction | undefined)), write: (s) => this.transaction((tx) => this.run(s, this.tx(tx))), fields: (m, read) => selectFields(this.compiler(), m, read.select, []), shape: (m, fields, raw) => this.shape(m, fields, raw), delete: (m, ids, tx, whole) => this.deleteRows(m, ids, tx as Transaction, whole), version: async () => (await this.facts.learn()).version });
 
   /** One `DELETE ... RETURNING`: exactly the rows this statement removed (a concurrent delete's rows are not reported). */
   async delete(model: string, ids: Id[], tx: Transaction): Promise<Id[]> {
-    if (ids.length === 0) return [];
-    const key = this.requireCatalog().model(model).key;
-    const holders = restrictHolders(this.requireCatalog(), this.tables, model);
-    try {
-      return deletedOrHeld(await this.run(compileGuardedDelete(this.table(model), key, ids, holders), this.tx(tx)), key, holders);
-    } catch (error) {
-      if (isDriverFailure(error)) throw error;
-      const info = this.translateError(error);
-      // the foreign key named is the referencing one: the body must not name a field of this model
-      if (info?.type === 'foreign_key_violation') throw new DriverFailure({ type: 'foreign_key_violation' });
-      throw error;
-    }
+    return (await this.deleteRows(model, ids, tx)).ids;
+  }
+
+  /** The DELETE with decision 78's restrict counts (delete-rules.ts); `whole`: columns each removed row answers too (history). */
+  private deleteRows(model: string, ids: Id[], tx: Transaction, whole: string[] = []): Promise<{ ids: Id[]; raw: Record<string, unknown>[] }> {
+    return runGuardedDelete((s) => this.run(s, this.tx(tx)), this.table(model), this.requireCatalog().model(model).key, ids, restrictHolders(this.requireCatalog(), this.tables, model), (e) => this.translateError(e), whole);
   }
 
   /** Many-to-many pivot rows: one statement per call (pivot-writes.ts). */

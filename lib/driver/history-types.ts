@@ -39,17 +39,26 @@ export interface HistoryEntry extends Omit<HistoryEntryInput, 'version'> {
 export interface HistoryCapability {
   ensure(model: string): Promise<void>;
   append(model: string, entries: HistoryEntryInput[], retain: number | null, tx: Transaction): Promise<void>;
-  /** A record's entries newest first, one page, and how many it has. */
-  read(model: string, recordId: Id, offset: number, limit: number): Promise<{ entries: HistoryEntry[]; total: number }>;
-  /** One entry by version (null: none). */
-  entry(model: string, recordId: Id, version: number): Promise<HistoryEntry | null>;
+  /**
+   * A record's entries newest first, one page, and how many it has. `retain`: the model's
+   * retention, for a store whose append replaces old entries in place rather than deleting them
+   * (MongoDB): it answers only the versions a prune would have left.
+   */
+  read(model: string, recordId: Id, offset: number, limit: number, retain?: number | null): Promise<{ entries: HistoryEntry[]; total: number }>;
+  /** One entry by version (null: none, or beyond `retain`, as `read`). */
+  entry(model: string, recordId: Id, version: number, retain?: number | null): Promise<HistoryEntry | null>;
   /**
    * Optional: `Driver.update` (read null) or `Driver.updateRows` (read given, answered by `rows`)
-   * whose own statement also answers each written row as it was before it (`before`, every field;
-   * PostgreSQL joins the row's pre-statement version into the UPDATE): no read before the write.
-   * With `append`, the same statement appends the entries (the caller appends nothing).
+   * whose own statement also appends the entries (`append`): the records as they were come from
+   * the statement itself (PostgreSQL: RETURNING's `old`, or the row's pre-statement version joined
+   * by key), no read before the write and no statement added; the caller appends nothing.
    */
-  update?(model: string, items: Array<{ id: Id; changes: Record<string, unknown>; expected?: number }>, tx: Transaction, guard: { field: string; isNull: boolean } | undefined, read: ListQuery | null, allOrNone: boolean, append?: HistoryUpdateAppend): Promise<{ rows: Array<Record<string, unknown>>; before: Array<Record<string, unknown>> }>;
+  update?(model: string, items: Array<{ id: Id; changes: Record<string, unknown>; expected?: number }>, tx: Transaction, guard: { field: string; isNull: boolean } | undefined, read: ListQuery | null, allOrNone: boolean, append: HistoryUpdateAppend): Promise<{ rows: Array<Record<string, unknown>> }>;
+  /**
+   * Optional: `Driver.delete` whose own statement also answers each removed record as it was
+   * (every field; PostgreSQL: `DELETE ... RETURNING`): no read before the delete.
+   */
+  delete?(model: string, ids: Id[], tx: Transaction): Promise<{ ids: Id[]; rows: Array<Record<string, unknown>> }>;
 }
 
 /**

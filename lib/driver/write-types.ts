@@ -19,6 +19,16 @@ export interface UpsertChunk {
   created: Record<string, unknown>[];
   /** Optional: the read of the written records (its select); a driver that can answers them from the write itself. */
   read?: import('../query/ast').ListQuery;
+  /** Optional: the matched records as the caller read them before its transaction (every field), in `matched` order. */
+  matchedRows?: Row[];
+  /**
+   * Optional (history, decision 83): the caller needs each matched record as the write found it.
+   * A driver answers `before` from its write (PostgreSQL), or, given `matchedRows`, writes the
+   * chunk only while every matched record still holds the values read, which are then its values
+   * before (`pinned`); a record whose values moved fails the write as a write conflict that the
+   * transaction retries (MongoDB: no read added).
+   */
+  history?: boolean;
 }
 
 /** Per record of the chunk, in its order, what was done; and the ids of the `created` ones (null when unknown). */
@@ -28,6 +38,10 @@ export interface UpsertOutcome {
   createdIds: Array<Id | null>;
   /** The written records as `read` reads them, when the driver answered them (null: not written, or not answered). */
   rows?: { matched: Array<Row | null>; created: Array<Row | null> };
+  /** With `chunk.history`: each matched record as the write found it, every field (null: not written). */
+  before?: Array<Row | null>;
+  /** With `chunk.history` and `matchedRows`: every matched record written held the values read. */
+  pinned?: boolean;
 }
 
 /** A stored answer of a request made with an Idempotency-Key (decision 80). */

@@ -2,6 +2,7 @@ import type { Driver } from '../driver';
 import { DeclarationError } from '../errors/declaration-error';
 import type { Registry } from '../service/declarations/registry';
 import { historyDriver } from './history-driver';
+import { retainOf } from './retention';
 
 /**
  * Puts the history driver in front of the drivers of resources that keep history (decision 83),
@@ -16,9 +17,9 @@ export function enableHistory(registry: Registry): (() => Promise<void>) | null 
     if (!declared) continue;
     const who = entry.declaration.name;
     if (!entry.driver.history) throw new DeclarationError(who, 'history', `the ${entry.driver.kind} driver keeps no history.`);
-    const versions = typeof declared === 'object' ? declared.retain?.versions : undefined;
-    if (versions !== undefined && (!Number.isSafeInteger(versions) || versions < 1)) throw new DeclarationError(who, 'history', 'retain.versions must be a positive integer.');
-    retain.set(entry.info.name, versions ?? null);
+    const versions = retainOf(declared);
+    if (versions !== null && (!Number.isSafeInteger(versions) || versions < 1)) throw new DeclarationError(who, 'history', 'retain.versions must be a positive integer.');
+    retain.set(entry.info.name, versions);
   }
   if (retain.size === 0) return null;
   const book = { retainOf: (model: string) => (retain.has(model) ? retain.get(model)! : undefined), catalog: () => registry };
@@ -34,3 +35,4 @@ export function enableHistory(registry: Registry): (() => Promise<void>) | null 
     for (const entry of kept) await entry.driver.history!.ensure(entry.info.name);
   };
 }
+

@@ -12,6 +12,7 @@ import { formatDate } from '../service/reads/serialize';
 import { readableFields } from '../resource/model-lookup';
 import type { ModelInfo } from '../resource/model-info';
 import { historyValue } from './entry-changes';
+import { retainOf } from './retention';
 
 /** One entry as the API shows it (decision 83), `changes` narrowed to the fields the caller may read. */
 export function renderEntry(entry: HistoryEntry, readable: Set<string>, info: ModelInfo): Record<string, unknown> {
@@ -42,7 +43,7 @@ export async function assertHistoryReadable(service: ResourceService, rawId: str
     const missing = error;
     if ((await service.database.guarded(() => service.database.existingIds(service.name, [id]))).length > 0) throw missing;
     const store = service.database.history!;
-    const [top] = (await store.read(service.name, id, 0, 1)).entries;
+    const [top] = (await store.read(service.name, id, 0, 1, retainOf(service.entry.declaration.history))).entries;
     if (!top || (top.op !== 'deleted' && top.op !== 'force_deleted')) throw missing;
     const info = service.entry.info;
     const last: Record<string, unknown> = { [info.key]: id };
@@ -61,7 +62,7 @@ export async function historyPage(service: ResourceService, rawId: string, param
   const page = parsePagination(params.pagination, config, () => []);
   const size = page?.size ?? config.defaultPageSize;
   const number = page?.kind === 'offset' ? page.page : 1;
-  const { entries, total } = await store.read(service.name, id, (number - 1) * size, size);
+  const { entries, total } = await store.read(service.name, id, (number - 1) * size, size, retainOf(service.entry.declaration.history));
   const readable = readableFieldsOf(service, ctx);
   const from = entries.length === 0 ? null : (number - 1) * size + 1;
   return { current_page: number, data: entries.map((e) => renderEntry(e, readable, service.entry.info)), per_page: size, total, last_page: Math.max(1, Math.ceil(total / size)), from, to: from === null ? null : from + entries.length - 1 };

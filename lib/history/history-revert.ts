@@ -2,6 +2,7 @@ import { NotFoundError } from '../errors';
 import type { RequestContext } from '../service/request-context';
 import type { ResourceService } from '../service/resource-service';
 import { markReverting } from './revert-mark';
+import { retainOf } from './retention';
 
 /**
  * `POST /{resource}/{id}/history/{version}/revert` (decision 83): every field that version's entry
@@ -15,7 +16,7 @@ export async function revertTo(service: ResourceService, rawId: string, rawVersi
   const version = /^\d{1,9}$/.test(rawVersion) ? Number(rawVersion) : null;
   const missing = () => new NotFoundError(`No version ${rawVersion} in the history of ${service.entry.declaration.name} ${rawId}.`);
   if (!store || id === null || version === null) throw missing();
-  const entry = await store.entry(service.name, id, version);
+  const entry = await store.entry(service.name, id, version, retainOf(service.entry.declaration.history));
   if (!entry) throw missing();
   const info = service.entry.info;
   const body: Record<string, unknown> = {};

@@ -111,6 +111,18 @@ forEachDriver('history (decision 83)', (ctx) => {
     expectError(await as(other.token).get(`/orders/${created.id}/history`), 404, 'not_found');
   });
 
+  it('a delete under restrict rules (products): refused while a review holds it, nothing appended; then a deleted entry with the last values', async () => {
+    const product = (await admin().post('/products').send({ name: 'Held', sku: ctx.unique('D'), price: 7 })).body.model as Rec;
+    const review = (await admin().post('/reviews').send({ product_id: product.id, rating: 3 })).body.model as Rec;
+    expectError(await admin().delete(`/products/${product.id}`), 409, 'foreign_key_violation');
+    expect((await history('products', product.id)).map((e) => e.op)).to.deep.equal(['created']);
+    expect((await admin().delete(`/reviews/${review.id}/force`)).status).to.equal(200);
+    expect((await admin().delete('/products/batch').send({ ids: [product.id] })).status).to.equal(200);
+    const [top] = await history('products', product.id);
+    expect(top.op).to.equal('deleted');
+    expect(top.changes).to.deep.include({ name: ['Held', null], price: [7, null] });
+  });
+
   it('soft delete, restore, force delete and set-null by a delete rule (reviews)', async () => {
     const product = await ctx.product();
     const user = await ctx.user();
@@ -162,6 +174,10 @@ forEachDriver('history (decision 83)', (ctx) => {
     const entries = await history('products', product.id);
     expect(entries.map((e) => e.version)).to.deep.equal([6, 5, 4]);
     expect(entries[0].changes.name).to.deep.equal(['R4', 'R5']);
+    // a version retention dropped is gone for revert too
+    expectError(await admin().post(`/products/${product.id}/history/3/revert`), 404, 'not_found');
+    expect((await admin().post(`/products/${product.id}/history/4/revert`)).status).to.equal(200);
+    expect((await history('products', product.id)).map((e) => [e.version, e.op])).to.deep.equal([[7, 'reverted'], [6, 'updated'], [5, 'updated']]);
   });
 
   it('pagination: the list envelope, newest first', async () => {

@@ -84,7 +84,7 @@ export class ResourceUpserts extends ResourceWrites {
           const slice = written.slice(from, from + UPSERT_CHUNK);
           const matched = slice.filter((i) => matches[i]);
           const fresh = slice.filter((i) => !matches[i]);
-          const outcome = await this.database.upsert(this.name, { keys, matched: matched.map((i) => records[i]), matchedIds: matched.map((i) => matches[i]![info.key] as Id), created: fresh.map((i) => records[i]), read }, tx);
+          const outcome = await this.database.upsert(this.name, { keys, matched: matched.map((i) => records[i]), matchedIds: matched.map((i) => matches[i]![info.key] as Id), matchedRows: matched.map((i) => matches[i]!), created: fresh.map((i) => records[i]), read }, tx);
           matched.forEach((i, n) => ((actions[i] = outcome.matched[n]), (answered[i] = outcome.rows?.matched[n] ?? (outcome.matched[n] === 'unchanged' ? matches[i]! : null))));
           fresh.forEach((i, n) => ((actions[i] = outcome.created[n]), (answered[i] = outcome.rows?.created[n] ?? null)));
         }

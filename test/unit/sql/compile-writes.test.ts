@@ -49,6 +49,10 @@ describe('sql compiler: writes', () => {
     expect(compileExistingIds(products, 'id', [3])).to.deep.equal({ sql: 'SELECT "id" AS "id" FROM "products" WHERE "id" = ANY($1)', bind: [[3]], prepare: true });
   });
 
+  it('a delete for history answers the removed rows whole (decision 83), its columns named by position, values still one parameter', () => {
+    expect(compileDelete(products, 'id', [1], ['name', 'no"te'])).to.deep.equal({ sql: 'DELETE FROM "products" WHERE "id" = ANY($1) RETURNING "id" AS "id", "name" AS "grr_c0", "no""te" AS "grr_c1"', bind: [[1]] });
+  });
+
   it('enum/uuid columns are compared as text in filters and sort keys', () => {
     const cast = { ...tables, product: { ...tables.product, textCasts: { status: 'text' as const } } };
     const q = compileList(listQuery({ select: ['status'], filter: { kind: 'condition', field: 'status', operator: 'like', value: 'a%' }, order: [{ relations: [], field: 'status', direction: 'asc' }] }), catalog, cast);
