@@ -232,7 +232,7 @@ export function createRestApi(options: RestApiOptions = {}): RestApi {
         return { resource: entry.declaration.name, softDelete: Boolean(entry.info.softDelete), hierarchy: Boolean(entry.info.hierarchyField) };
       };
       const dispatch = buildRouter(table, [protect, ...middlewares], { beforeRespond: (ctx) => (ctx.touched.size > 0 ? Promise.all([settled(ctx.touched), ryw.wrote(ctx.user)]).then(() => undefined) : undefined), around: ryw.around, deadlineMs: config.requestTimeoutMs, allowParams, scope: paramScope, idempotency: idempotencyGate((model) => services.get(model)) });
-      router.use(apiFront({ log, bodyLimit: options.bodyLimit, context: options.context, enterContext: historyReady !== null }, dispatch));
+      router.use(apiFront({ log, bodyLimit: options.bodyLimit, context: options.context }, dispatch));
       router.use(unconfiguredRelations());
       router.use(unmatchedRoutes(table));
       // a database that is down or too slow answers 503 wherever it was asked (an auth hook too)

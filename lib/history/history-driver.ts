@@ -43,11 +43,11 @@ export function historyDriver(inner: Driver, book: HistoryBook): Driver {
     async update(model: string, items: UpdateItem[], tx: Transaction, guard?: UpdateGuard): Promise<number> {
       if (!kept(model) || items.length === 0) return inner.update(model, items, tx, guard);
       // PostgreSQL: the UPDATE appends its own entries (no statement added)
-      if (store.update) return (await store.update(model, items, tx, guard, null, false, kit.appendOf(model, guard))).rows.length;
+      if (store.update) return (await store.update(model, items, tx, guard, null, false, kit.appendOf(model, tx, guard))).rows.length;
       const was = await kit.before(model, items.map((i) => i.id), tx, items);
       const count = await inner.update(model, items, tx, guard);
       cache?.forget(tx, model, items.map((i) => i.id));
-      await kit.append(model, kit.updated(model, items, was, guard), tx);
+      await kit.append(model, kit.updated(model, items, was, tx, guard), tx);
       return count;
     },
     async delete(model: string, ids: Id[], tx: Transaction): Promise<Id[]> {
@@ -95,7 +95,7 @@ export function historyDriver(inner: Driver, book: HistoryBook): Driver {
     const updateRows = inner.updateRows.bind(inner);
     wrapped.updateRows = async (model: string, items: UpdateItem[], tx: Transaction, read: ListQuery, allOrNone?: boolean) => {
       if (!kept(model) || items.length === 0) return updateRows(model, items, tx, read, allOrNone);
-      if (store.update) return (await store.update(model, items, tx, undefined, read, allOrNone ?? false, kit.appendOf(model))).rows;
+      if (store.update) return (await store.update(model, items, tx, undefined, read, allOrNone ?? false, kit.appendOf(model, tx))).rows;
       const last = tx.endsWithNext;
       // the append comes after the UPDATE: it, not the UPDATE, may carry the COMMIT
       tx.endsWithNext = false;
@@ -105,7 +105,7 @@ export function historyDriver(inner: Driver, book: HistoryBook): Driver {
       const key = infoOf(model).key;
       const written = new Set(rows.map((row) => String(row[key])));
       tx.endsWithNext = last;
-      await kit.append(model, kit.updated(model, items.filter((i) => written.has(String(i.id))), was), tx);
+      await kit.append(model, kit.updated(model, items.filter((i) => written.has(String(i.id))), was, tx), tx);
       return rows;
     };
   }

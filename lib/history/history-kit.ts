@@ -2,7 +2,7 @@ import type { Driver, HistoryCapability, HistoryEntryInput, HistoryOp, HistoryUp
 import type { ListQuery } from '../query/ast';
 import type { Catalog, ModelInfo } from '../resource/model-info';
 import { byIdsQuery } from '../service/reads/read-by-ids';
-import { currentContext } from '../service/request-context';
+import type { RequestContext } from '../service/request-context';
 import { createdChanges, trackedFields, updateChanges } from './entry-changes';
 import { readCache, type ReadCache } from './read-cache';
 import { isReverting } from './revert-mark';
@@ -26,13 +26,16 @@ export function historyKit(inner: Driver, store: HistoryCapability, book: Histor
     if (!fields) fieldsOf.set(info.name, (fields = trackedFields(info)));
     return fields;
   };
-  /** Who writes: the request's caller and id (none outside a request: the application itself). */
-  const who = (): Pick<HistoryEntryInput, 'actor' | 'requestId'> => {
-    const ctx = currentContext();
+  /** The request a transaction runs for (the service's door sets it); none outside a request: the application itself. */
+  const requestOf = (tx: Transaction) => tx.request as RequestContext | undefined;
+  /** Who writes: the request's caller and id. */
+  const who = (tx: Transaction): Pick<HistoryEntryInput, 'actor' | 'requestId'> => {
+    const ctx = requestOf(tx);
     return { actor: { id: ctx?.user?.id ?? null, roles: ctx?.roles ?? [] }, requestId: ctx?.requestId ?? null };
   };
-  const entry = (recordId: Id, version: number | null, op: HistoryOp, changes: HistoryEntryInput['changes'], at: Date): HistoryEntryInput => ({ recordId, version, op, at, ...who(), changes });
-  const opOf = (info: ModelInfo, guard?: UpdateGuard): HistoryOp => (guard && guard.field === info.softDelete ? (guard.isNull ? 'deleted' : 'restored') : isReverting(currentContext()) ? 'reverted' : 'updated');
+  /** An entry; its actor and request id are set by `append`, from the transaction. */
+  const entry = (recordId: Id, version: number | null, op: HistoryOp, changes: HistoryEntryInput['changes'], at: Date): HistoryEntryInput => ({ recordId, version, op, at, actor: { id: null, roles: [] }, requestId: null, changes });
+  const opOf = (info: ModelInfo, tx: Transaction, guard?: UpdateGuard): HistoryOp => (guard && guard.field === info.softDelete ? (guard.isNull ? 'deleted' : 'restored') : isReverting(requestOf(tx)) ? 'reverted' : 'updated');
   const nextVersion = (info: ModelInfo, row: Row | undefined) => (info.versionField && row && typeof row[info.versionField] === 'number' ? (row[info.versionField] as number) + 1 : null);
   // a store whose update statement answers the rows as they were needs no record of earlier reads
   const cache: ReadCache | null = store.update ? null : readCache(inner, kept, infoOf);
@@ -45,13 +48,18 @@ export function historyKit(inner: Driver, store: HistoryCapability, book: Histor
     cache,
     async append(model: string, entries: HistoryEntryInput[], tx: Transaction): Promise<void> {
       if (entries.length === 0) return;
+      const { actor, requestId } = who(tx);
+      for (const e of entries) {
+        e.actor = actor;
+        e.requestId = requestId;
+      }
       await store.ensure(model);
       await store.append(model, entries, book.retainOf(model) ?? null, tx);
     },
     /** What an update's own statement appends (stores that can, PostgreSQL). */
-    appendOf(model: string, guard?: UpdateGuard): HistoryUpdateAppend {
+    appendOf(model: string, tx: Transaction, guard?: UpdateGuard): HistoryUpdateAppend {
       const info = infoOf(model);
-      return { op: opOf(info, guard), ...who(), retain: book.retainOf(model) ?? null, fields: tracked(info) };
+      return { op: opOf(info, tx, guard), ...who(tx), retain: book.retainOf(model) ?? null, fields: tracked(info) };
     },
     /**
      * The records as stored before the write (trashed ones included), by key: those this
@@ -79,10 +87,10 @@ export function historyKit(inner: Driver, store: HistoryCapability, book: Histor
       const at = new Date();
       return records.flatMap((record, i) => (ids[i] === null || ids[i] === undefined ? [] : [entry(ids[i] as Id, 1, 'created', createdChanges(info, tracked(info), record), at)]));
     },
-    updated(model: string, items: UpdateItem[], was: Map<string, Row>, guard?: UpdateGuard): HistoryEntryInput[] {
+    updated(model: string, items: UpdateItem[], was: Map<string, Row>, tx: Transaction, guard?: UpdateGuard): HistoryEntryInput[] {
       const info = infoOf(model);
       const at = new Date();
-      const op = opOf(info, guard);
+      const op = opOf(info, tx, guard);
       return items.flatMap((item) => {
         const row = was.get(String(item.id));
         if (!row) return [];

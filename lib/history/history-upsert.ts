@@ -35,7 +35,7 @@ export function historyUpsert(inner: Driver, upsert: Upsert, kit: HistoryKit): U
     else if (!read) throw new Error(`the ${inner.kind} driver answered no record as its upsert found it (history)`);
     const changedItems = chunk.matchedIds.flatMap((id, i) => (outcome.matched[i] === 'updated' ? [{ id, changes: chunk.matched[i] }] : []));
     const news = chunk.created.flatMap((record, i) => (outcome.created[i] === 'created' ? [{ record, id: outcome.createdIds[i] ?? null }] : []));
-    await kit.append(model, [...kit.updated(model, changedItems, was), ...kit.created(model, news.map((n) => n.record), news.map((n) => n.id))], tx);
+    await kit.append(model, [...kit.updated(model, changedItems, was, tx), ...kit.created(model, news.map((n) => n.record), news.map((n) => n.id))], tx);
     return outcome;
   };
 }

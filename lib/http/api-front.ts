@@ -1,16 +1,13 @@
 import express, { type Request, type RequestHandler } from 'express';
 import type { Loggers } from '../log/logger';
 import { logAccess } from './access-log';
-import { attachContext, contextOf, type ContextInit } from './request-context-middleware';
-import { enterContext } from '../service/request-context';
+import { attachContext, type ContextInit } from './request-context-middleware';
 
 export interface FrontOptions {
   log: Loggers;
   /** Body size limit of the JSON parser (default 1mb). */
   bodyLimit?: string | number;
   context?: ContextInit;
-  /** Makes the request's context the current one for its route's work (history's actor, decision 83). */
-  enterContext?: boolean;
 }
 
 /** type-is's test: a request has a body when it says how long it is or that it is chunked. */
@@ -23,16 +20,10 @@ const hasBody = (req: Request): boolean => req.headers['transfer-encoding'] !== 
  */
 export function apiFront(options: FrontOptions, dispatch: RequestHandler): RequestHandler {
   const json = express.json({ limit: options.bodyLimit ?? '1mb' });
-  const run: RequestHandler = options.enterContext
-    ? (req, res, next) => {
-        enterContext(contextOf(res));
-        return dispatch(req, res, next);
-      }
-    : dispatch;
   return (req, res, next) => {
     logAccess(options.log, req, res);
     attachContext(req, res, options.context);
-    if (!hasBody(req)) return run(req, res, next);
-    json(req, res, (error?: unknown) => (error ? next(error) : run(req, res, next)));
+    if (!hasBody(req)) return dispatch(req, res, next);
+    json(req, res, (error?: unknown) => (error ? next(error) : dispatch(req, res, next)));
   };
 }

@@ -1,4 +1,3 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
 import type { AuthUser, ParentScope, RequestContext } from '../declaration';
 
 export type { AuthUser, ParentScope, RequestContext } from '../declaration';
@@ -44,18 +43,4 @@ class Context implements RequestContext {
   set signal(value: AbortSignal) {
     this.#signal = value;
   }
-}
-
-/**
- * The request a write runs for, where a driver wrapper needs it (history's actor and request id,
- * decision 83): entered by the router when the app keeps history, so nothing pays for it otherwise.
- */
-const current = new AsyncLocalStorage<RequestContext>();
-
-export function enterContext(ctx: RequestContext): void {
-  current.enterWith(ctx);
-}
-
-export function currentContext(): RequestContext | undefined {
-  return current.getStore();
 }
