@@ -19,6 +19,8 @@ export interface CompiledUpsert extends SqlStatement {
 }
 
 const ACTION = 'grr_action';
+/** The key of a created row's JSON listing the columns it does not give (not a column: json_populate_recordset ignores it). */
+const SKIP = 'grr_skip';
 
 export function compileUpsert(info: StorageInfo, model: Pick<ModelInfo, 'key' | 'versionField'>, chunk: UpsertChunk, defaults: InsertDefaults, fields: string[] = []): CompiledUpsert {
   const { key } = model;
@@ -54,10 +56,25 @@ export function compileUpsert(info: StorageInfo, model: Pick<ModelInfo, 'key' | 
   const targets = [...inserted, ...stamps].map(col);
   const values = [...inserted.map((f) => `"v".${col(f)}`), ...stamps.map(() => stampNow)];
   const overwritten = inserted.filter((f) => !managed.has(f));
-  const onConflict = overwritten.map((f) => `${col(f)} = EXCLUDED.${col(f)}`);
+  // decision 79: a record created concurrently is updated with the fields this record GIVES only;
+  // the others carry insert defaults, so each row lists the columns it skips (SKIP, read back
+  // through its match values only when a conflict runs the DO UPDATE) and those keep their value
+  const skips = created.map((record) => overwritten.filter((f) => record[f] === undefined).map((f) => columnOf(info, f)));
+  const skipping = skips.some((s) => s.length > 0);
+  const tuple = (row: string) => `jsonb_build_array(${keys.map((k) => `${row}.${col(k)}`).join(', ')})::text`;
+  const skipped = (f: string) => `jsonb_exists((SELECT "k"."o" FROM "k") -> ${tuple('EXCLUDED')}, ${quoteLiteral(columnOf(info, f))})`;
+  const onConflict = overwritten.map((f) => `${col(f)} = ${skipping ? `CASE WHEN ${skipped(f)} THEN "t".${col(f)} ELSE EXCLUDED.${col(f)} END` : `EXCLUDED.${col(f)}`}`);
   if (info.updatedAt) onConflict.push(`${col(info.updatedAt)} = ${stampNow}`);
   if (version) onConflict.push(`${col(version)} = "t".${col(version)} + 1`);
-  const conflictDiffers = overwritten.map((f) => `to_jsonb(EXCLUDED.${col(f)}) IS DISTINCT FROM to_jsonb("t".${col(f)})`);
+  const conflictDiffers = overwritten.map((f) => {
+    const differs = `to_jsonb(EXCLUDED.${col(f)}) IS DISTINCT FROM to_jsonb("t".${col(f)})`;
+    return skipping ? `(${differs} AND ${skipped(f)} IS NOT TRUE)` : differs;
+  });
+  // the skipped columns by match values (typed as the index compares them), built only when a conflict asks
+  const skipsByTuple = skipping
+    ? `"k" AS MATERIALIZED (SELECT jsonb_object_agg(${tuple('"v"')}, "e"."j" -> ${quoteLiteral(SKIP)}) AS "o" ` +
+      `FROM jsonb_array_elements($2::jsonb) AS "e"("j") CROSS JOIN LATERAL jsonb_populate_record(NULL::${table}, "e"."j") AS "v" WHERE jsonb_exists("e"."j", ${quoteLiteral(SKIP)})), `
+    : '';
   const insert =
     `"i" AS (INSERT INTO ${table} AS "t" (${targets.join(', ')}) SELECT ${values.join(', ')} ` +
     `FROM json_populate_recordset(NULL::${table}, $2::json) WITH ORDINALITY AS "v" ORDER BY "v"."ordinality" ` +
@@ -67,12 +84,13 @@ export function compileUpsert(info: StorageInfo, model: Pick<ModelInfo, 'key' | 
 
   const made = inserted.map((f) => defaults[f]);
   const columns = inserted.map((f) => columnOf(info, f));
-  const rows = created.map((record) => {
+  const rows = created.map((record, r) => {
     const out: Record<string, unknown> = Object.create(null) as Record<string, unknown>;
     inserted.forEach((f, i) => {
       const value = record[f];
       out[columns[i]] = value !== undefined ? value : made[i] ? made[i]() : null;
     });
+    if (skips[r].length > 0) out[SKIP] = skips[r];
     return out;
   });
   const partial = matched.map((record, i) => {
@@ -82,7 +100,7 @@ export function compileUpsert(info: StorageInfo, model: Pick<ModelInfo, 'key' | 
     return out;
   });
   return {
-    sql: `WITH ${update}, ${insert} SELECT * FROM "u" UNION ALL SELECT * FROM "i"`,
+    sql: `WITH ${update}, ${skipsByTuple}${insert} SELECT * FROM "u" UNION ALL SELECT * FROM "i"`,
     bind: [JSON.stringify(partial), JSON.stringify(rows)],
     action: ACTION,
   };
