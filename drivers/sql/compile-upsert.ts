@@ -10,8 +10,9 @@ import { quoteIdent, quoteLiteral, type SqlStatement } from './sql-builder';
  * only where a given value differs: decision 67); the others are one
  * `INSERT ... ON CONFLICT (<match keys>) DO UPDATE ... WHERE <a value differs>`, so a record a
  * concurrent request created meanwhile is updated (or left unchanged), never a 409 or a second
- * record. Values travel as two JSON parameters, as the other writes' (compile-writes.ts).
- * Rows answer the key, the match keys and `grr_action` (created, updated); a record not answered was unchanged.
+ * record; that update, too, sets only the fields the record gives. Values travel as JSON
+ * parameters, as the other writes' (compile-writes.ts). Rows answer the key, the match keys, the
+ * read's fields and `grr_action` (created, updated); a record not answered was unchanged.
  */
 export interface CompiledUpsert extends SqlStatement {
   /** The action column of the answered rows. */
@@ -19,91 +20,142 @@ export interface CompiledUpsert extends SqlStatement {
 }
 
 const ACTION = 'grr_action';
-/** The key of a created row's JSON listing the columns it does not give (not a column: json_populate_recordset ignores it). */
+/** The key of a created row's JSON listing the columns it leaves to model defaults (not a column: json_populate_recordset ignores it). */
 const SKIP = 'grr_skip';
+const STAMP_NOW = "date_trunc('milliseconds', now())";
+
+interface Parts {
+  info: StorageInfo;
+  table: string;
+  key: string;
+  version: string | null;
+  /** Never written from a record: the key, the timestamps, the version, the match keys. */
+  managed: Set<string>;
+  returned: string;
+  col(field: string): string;
+  param(value: unknown): string;
+}
+
+const has = (record: Record<string, unknown>, field: string) => Object.prototype.hasOwnProperty.call(record, field);
+/** A literal object (V8's fast properties: half the time of a prototype-less one to build and stringify) unless a column is named __proto__. */
+const rowObject = (columns: string[]): (() => Record<string, unknown>) => (columns.includes('__proto__') ? () => Object.create(null) as Record<string, unknown> : () => ({}));
 
 export function compileUpsert(info: StorageInfo, model: Pick<ModelInfo, 'key' | 'versionField'>, chunk: UpsertChunk, defaults: InsertDefaults, fields: string[] = []): CompiledUpsert {
   const { key } = model;
   const version = model.versionField ?? null;
-  const { keys, matched, created } = chunk;
-  const table = tableSql(info);
   const col = (f: string) => quoteIdent(columnOf(info, f));
-  const managed = new Set([key, info.createdAt, info.updatedAt, version, ...keys].filter((f): f is string => !!f));
-  const stampNow = "date_trunc('milliseconds', now())";
-  // the key, the match keys and the read's fields: the written rows without reading them back
-  const returned = [...new Set([key, ...keys, ...fields])].map((k) => `"t".${col(k)} AS ${quoteIdent(k)}`);
+  const bind: unknown[] = [];
+  const parts: Parts = {
+    info, table: tableSql(info), key, version, col,
+    managed: new Set([key, info.createdAt, info.updatedAt, version, ...chunk.keys].filter((f): f is string => !!f)),
+    // the key, the match keys and the read's fields: the written rows without reading them back
+    returned: [...new Set([key, ...chunk.keys, ...fields])].map((k) => `"t".${col(k)} AS ${quoteIdent(k)}`).join(', '),
+    param: (value) => `$${bind.push(value)}`,
+  };
+  const ctes = [...(chunk.matched.length ? [matchedUpdate(parts, chunk)] : []), ...(chunk.created.length ? createdInsert(parts, chunk, defaults) : [])];
+  const answered = [chunk.matched.length ? 'SELECT * FROM "u"' : '', chunk.created.length ? 'SELECT * FROM "i"' : ''].filter(Boolean);
+  return {
+    sql: `WITH ${ctes.join(', ')} ${answered.join(' UNION ALL ')}`,
+    bind,
+    action: ACTION,
+    // one JSON document per part whatever the records, so one plan fits every chunk of the same fields
+    prepare: true,
+  };
+}
 
-  // matched records: the fields each gives (CASE on the key's presence in its JSON)
-  const updated = [...new Set(matched.flatMap((r) => Object.keys(r)))].filter((f) => f in info.columns && !managed.has(f));
-  const given = (f: string) => `jsonb_exists("m"."j", ${quoteLiteral(columnOf(info, f))})`;
-  const differs = updated.map((f) => `(${given(f)} AND to_jsonb(("m"."r").${col(f)}) IS DISTINCT FROM to_jsonb("t".${col(f)}))`);
-  const sets = updated.map((f) => `${col(f)} = CASE WHEN ${given(f)} THEN ("m"."r").${col(f)} ELSE "t".${col(f)} END`);
-  if (info.updatedAt) sets.push(`${col(info.updatedAt)} = ${stampNow}`);
-  if (version) sets.push(`${col(version)} = "t".${col(version)} + 1`);
-  if (sets.length === 0) sets.push(`${col(key)} = "t".${col(key)}`);
-  const joined = `"t".${col(key)} = ("m"."r").${col(key)}`;
-  const update =
-    `"m" AS MATERIALIZED (SELECT "e"."j", jsonb_populate_record(NULL::${table}, "e"."j") AS "r" FROM jsonb_array_elements($1::jsonb) AS "e"("j")), ` +
-    `"u" AS (UPDATE ${table} AS "t" SET ${sets.join(', ')} FROM "m" WHERE ${joined} AND (${differs.length ? differs.join(' OR ') : 'FALSE'}) ` +
-    `RETURNING ${returned.join(', ')}, 'updated' AS ${quoteIdent(ACTION)})`;
+/**
+ * The matched records: an UPDATE joined by key. When every record gives the same fields (a bulk
+ * request's usual case) they are one typed recordset and plain SETs; otherwise a field some do not
+ * give is a CASE on its presence in each record's JSON (as compile-writes.ts's compileUpdate).
+ */
+function matchedUpdate(p: Parts, chunk: UpsertChunk): string {
+  const { info, col, table } = p;
+  const updated = [...new Set(chunk.matched.flatMap((r) => Object.keys(r)))].filter((f) => f in info.columns && !p.managed.has(f));
+  const uniform = chunk.matched.every((r) => updated.every((f) => has(r, f)));
+  const value = (f: string) => (uniform ? `"m".${col(f)}` : `("m"."r").${col(f)}`);
+  const given = (f: string) => (uniform ? '' : `jsonb_exists("m"."j", ${quoteLiteral(columnOf(info, f))}) AND `);
+  const differs = updated.map((f) => `(${given(f)}to_jsonb(${value(f)}) IS DISTINCT FROM to_jsonb("t".${col(f)}))`);
+  const sets = updated.map((f) => `${col(f)} = ${uniform ? value(f) : `CASE WHEN jsonb_exists("m"."j", ${quoteLiteral(columnOf(info, f))}) THEN ${value(f)} ELSE "t".${col(f)} END`}`);
+  if (info.updatedAt) sets.push(`${col(info.updatedAt)} = ${STAMP_NOW}`);
+  if (p.version) sets.push(`${col(p.version)} = "t".${col(p.version)} + 1`);
+  if (sets.length === 0) sets.push(`${col(p.key)} = "t".${col(p.key)}`);
 
-  // new records: one INSERT of every field any of them gives (model defaults for the others)
+  const columns = updated.map((f) => columnOf(info, f));
+  const keyColumn = columnOf(info, p.key);
+  const make = rowObject([...columns, keyColumn]);
+  const rows = chunk.matched.map((record, i) => {
+    const out = make();
+    for (let c = 0; c < updated.length; c += 1) if (has(record, updated[c])) out[columns[c]] = record[updated[c]] ?? null;
+    out[keyColumn] = chunk.matchedIds[i];
+    return out;
+  });
+  const json = p.param(JSON.stringify(rows));
+  const source = uniform
+    ? `json_populate_recordset(NULL::${table}, ${json}::json) AS "m"`
+    : `(SELECT "e"."j", jsonb_populate_record(NULL::${table}, "e"."j") AS "r" FROM jsonb_array_elements(${json}::jsonb) AS "e"("j")) AS "m"`;
+  return (
+    `"u" AS (UPDATE ${table} AS "t" SET ${sets.join(', ')} FROM ${source} WHERE "t".${col(p.key)} = ${value(p.key)} AND (${differs.length ? differs.join(' OR ') : 'FALSE'}) ` +
+    `RETURNING ${p.returned}, 'updated' AS ${quoteIdent(ACTION)})`
+  );
+}
+
+/**
+ * The new records: one INSERT of every field any of them gives (model defaults for the others).
+ * Its DO UPDATE (a record created concurrently) sets only what each record gives: a column every
+ * record leaves to its default is not set at all; one only some leave is kept for those, found
+ * through "k" (each row's SKIP list by its match values, built only when a conflict asks).
+ */
+function createdInsert(p: Parts, chunk: UpsertChunk, defaults: InsertDefaults): string[] {
+  const { info, col, table, key } = p;
+  const { keys, created } = chunk;
   const seen = new Set<string>();
   for (const record of created) for (const f of Object.keys(record)) seen.add(f);
   for (const f of Object.keys(defaults)) seen.add(f);
   const inserted = [...seen].filter((f) => f in info.columns && f !== key && f !== info.createdAt && f !== info.updatedAt);
   const stamps = [info.createdAt, info.updatedAt].filter((f): f is string => !!f);
   const targets = [...inserted, ...stamps].map(col);
-  const values = [...inserted.map((f) => `"v".${col(f)}`), ...stamps.map(() => stampNow)];
-  const overwritten = inserted.filter((f) => !managed.has(f));
-  // decision 79: a record created concurrently is updated with the fields this record GIVES only;
-  // the others carry insert defaults, so each row lists the columns it skips (SKIP, read back
-  // through its match values only when a conflict runs the DO UPDATE) and those keep their value
-  const skips = created.map((record) => overwritten.filter((f) => record[f] === undefined).map((f) => columnOf(info, f)));
-  const skipping = skips.some((s) => s.length > 0);
+  const values = [...inserted.map((f) => `"v".${col(f)}`), ...stamps.map(() => STAMP_NOW)];
+
+  const writable = inserted.filter((f) => !p.managed.has(f));
+  const givenBy = (f: string) => created.filter((r) => r[f] !== undefined).length;
+  const overwritten = writable.filter((f) => givenBy(f) > 0);
+  const sometimes = new Set(overwritten.filter((f) => givenBy(f) < created.length));
   const tuple = (row: string) => `jsonb_build_array(${keys.map((k) => `${row}.${col(k)}`).join(', ')})::text`;
   const skipped = (f: string) => `jsonb_exists((SELECT "k"."o" FROM "k") -> ${tuple('EXCLUDED')}, ${quoteLiteral(columnOf(info, f))})`;
-  const onConflict = overwritten.map((f) => `${col(f)} = ${skipping ? `CASE WHEN ${skipped(f)} THEN "t".${col(f)} ELSE EXCLUDED.${col(f)} END` : `EXCLUDED.${col(f)}`}`);
-  if (info.updatedAt) onConflict.push(`${col(info.updatedAt)} = ${stampNow}`);
-  if (version) onConflict.push(`${col(version)} = "t".${col(version)} + 1`);
+  const onConflict = overwritten.map((f) => `${col(f)} = ${sometimes.has(f) ? `CASE WHEN ${skipped(f)} THEN "t".${col(f)} ELSE EXCLUDED.${col(f)} END` : `EXCLUDED.${col(f)}`}`);
+  if (info.updatedAt) onConflict.push(`${col(info.updatedAt)} = ${STAMP_NOW}`);
+  if (p.version) onConflict.push(`${col(p.version)} = "t".${col(p.version)} + 1`);
   const conflictDiffers = overwritten.map((f) => {
     const differs = `to_jsonb(EXCLUDED.${col(f)}) IS DISTINCT FROM to_jsonb("t".${col(f)})`;
-    return skipping ? `(${differs} AND ${skipped(f)} IS NOT TRUE)` : differs;
+    return sometimes.has(f) ? `(${differs} AND ${skipped(f)} IS NOT TRUE)` : differs;
   });
-  // the skipped columns by match values (typed as the index compares them), built only when a conflict asks
-  const skipsByTuple = skipping
-    ? `"k" AS MATERIALIZED (SELECT jsonb_object_agg(${tuple('"v"')}, "e"."j" -> ${quoteLiteral(SKIP)}) AS "o" ` +
-      `FROM jsonb_array_elements($2::jsonb) AS "e"("j") CROSS JOIN LATERAL jsonb_populate_record(NULL::${table}, "e"."j") AS "v" WHERE jsonb_exists("e"."j", ${quoteLiteral(SKIP)})), `
-    : '';
-  const insert =
-    `"i" AS (INSERT INTO ${table} AS "t" (${targets.join(', ')}) SELECT ${values.join(', ')} ` +
-    `FROM json_populate_recordset(NULL::${table}, $2::json) WITH ORDINALITY AS "v" ORDER BY "v"."ordinality" ` +
-    `ON CONFLICT (${keys.map(col).join(', ')}) DO ` +
-    (onConflict.length && conflictDiffers.length ? `UPDATE SET ${onConflict.join(', ')} WHERE ${conflictDiffers.join(' OR ')} ` : 'NOTHING ') +
-    `RETURNING ${returned.join(', ')}, CASE WHEN "t"."xmax" = 0 THEN 'created' ELSE 'updated' END AS ${quoteIdent(ACTION)})`;
 
   const made = inserted.map((f) => defaults[f]);
   const columns = inserted.map((f) => columnOf(info, f));
-  const rows = created.map((record, r) => {
-    const out: Record<string, unknown> = Object.create(null) as Record<string, unknown>;
-    inserted.forEach((f, i) => {
-      const value = record[f];
+  const skippable = [...sometimes];
+  const make = rowObject(columns);
+  const rows = created.map((record) => {
+    const out = make();
+    for (let i = 0; i < inserted.length; i += 1) {
+      const value = record[inserted[i]];
       out[columns[i]] = value !== undefined ? value : made[i] ? made[i]() : null;
-    });
-    if (skips[r].length > 0) out[SKIP] = skips[r];
+    }
+    const skips = skippable.filter((f) => record[f] === undefined);
+    if (skips.length > 0) out[SKIP] = skips.map((f) => columnOf(info, f));
     return out;
   });
-  const partial = matched.map((record, i) => {
-    const out: Record<string, unknown> = Object.create(null) as Record<string, unknown>;
-    for (const f of Object.keys(record)) if (f in info.columns) out[columnOf(info, f)] = record[f] ?? null;
-    out[columnOf(info, key)] = chunk.matchedIds[i];
-    return out;
-  });
-  return {
-    sql: `WITH ${update}, ${skipsByTuple}${insert} SELECT * FROM "u" UNION ALL SELECT * FROM "i"`,
-    bind: [JSON.stringify(partial), JSON.stringify(rows)],
-    action: ACTION,
-  };
+  const json = p.param(JSON.stringify(rows));
+  // read as json, as the INSERT reads it (one parameter type for both)
+  const skipsByTuple =
+    `"k" AS MATERIALIZED (SELECT jsonb_object_agg(${tuple('"v"')}, ("e"."j" -> ${quoteLiteral(SKIP)})::jsonb) AS "o" ` +
+    `FROM json_array_elements(${json}::json) AS "e"("j") CROSS JOIN LATERAL json_populate_record(NULL::${table}, "e"."j") AS "v" WHERE "e"."j" -> ${quoteLiteral(SKIP)} IS NOT NULL)`;
+  const insert =
+    `"i" AS (INSERT INTO ${table} AS "t" (${targets.join(', ')}) SELECT ${values.join(', ')} ` +
+    `FROM json_populate_recordset(NULL::${table}, ${json}::json) WITH ORDINALITY AS "v" ORDER BY "v"."ordinality" ` +
+    `ON CONFLICT (${keys.map(col).join(', ')}) DO ` +
+    (overwritten.length ? `UPDATE SET ${onConflict.join(', ')} WHERE ${conflictDiffers.join(' OR ')} ` : 'NOTHING ') +
+    `RETURNING ${p.returned}, CASE WHEN "t"."xmax" = 0 THEN 'created' ELSE 'updated' END AS ${quoteIdent(ACTION)})`;
+  return sometimes.size > 0 ? [skipsByTuple, insert] : [insert];
 }
 
 /** Each record's action from the rows the statement answered (by id, or by match keys for new ones; not answered: unchanged). */
