@@ -154,8 +154,12 @@ export function historyDriver(inner: Driver, book: HistoryBook): Driver {
     const upsert = inner.upsert.bind(inner);
     wrapped.upsert = async (model: string, chunk: UpsertChunk, tx: Transaction) => {
       if (!kept(model)) return upsert(model, chunk, tx);
+      const last = tx.endsWithNext;
+      // the append comes after the upsert: it, not the upsert, may carry the COMMIT
+      tx.endsWithNext = false;
       const was = chunk.matchedIds.length > 0 ? await before(model, chunk.matchedIds, tx, chunk.matched.map((changes) => ({ changes }))) : new Map<string, Row>();
       const outcome = await upsert(model, chunk, tx);
+      tx.endsWithNext = last;
       const changedItems = chunk.matchedIds.flatMap((id, i) => (outcome.matched[i] === 'updated' ? [{ id, changes: chunk.matched[i] }] : []));
       const news = chunk.created.flatMap((record, i) => (outcome.created[i] === 'created' ? [{ record, id: outcome.createdIds[i] ?? null }] : []));
       await append(model, [...updated(model, changedItems, was), ...created(model, news.map((n) => n.record), news.map((n) => n.id))], tx);

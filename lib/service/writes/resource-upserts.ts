@@ -75,24 +75,29 @@ export class ResourceUpserts extends ResourceWrites {
     this.logQuery('upsert', { keys, count: records.length });
 
     const read = narrowColumns({ model: this.name, filter: matchFilter(this.entry, keys, items), select: null, relations: [], order: [{ relations: [], field: info.key, direction: 'asc' }], page: null, limit: null }, this.pipeline.viewOf(ctx));
-    const rows = await this.db(() =>
+    const answered = await this.db(() =>
       this.database.transaction(async (tx) => {
         // the answer: written rows as the statement returned them (a driver that can), unchanged ones as read
-        const answered: Array<Row | null> = records.map((_, i) => (actions[i] === 'unchanged' ? matches[i]! : null));
+        const answers: Array<Row | null> = records.map((_, i) => (actions[i] === 'unchanged' ? matches[i]! : null));
         const written = records.flatMap((_, i) => (actions[i] === null ? [i] : []));
         for (let from = 0; from < written.length; from += UPSERT_CHUNK) {
           const slice = written.slice(from, from + UPSERT_CHUNK);
           const matched = slice.filter((i) => matches[i]);
           const fresh = slice.filter((i) => !matches[i]);
+          // nothing runs after the last chunk in this transaction: its statement may carry the
+          // COMMIT (a lone one is the whole transaction, without BEGIN and COMMIT)
+          if (from + UPSERT_CHUNK >= written.length) tx.endsWithNext = true;
           const outcome = await this.database.upsert(this.name, { keys, matched: matched.map((i) => records[i]), matchedIds: matched.map((i) => matches[i]![info.key] as Id), created: fresh.map((i) => records[i]), read }, tx);
-          matched.forEach((i, n) => ((actions[i] = outcome.matched[n]), (answered[i] = outcome.rows?.matched[n] ?? (outcome.matched[n] === 'unchanged' ? matches[i]! : null))));
-          fresh.forEach((i, n) => ((actions[i] = outcome.created[n]), (answered[i] = outcome.rows?.created[n] ?? null)));
+          matched.forEach((i, n) => ((actions[i] = outcome.matched[n]), (answers[i] = outcome.rows?.matched[n] ?? (outcome.matched[n] === 'unchanged' ? matches[i]! : null))));
+          fresh.forEach((i, n) => ((actions[i] = outcome.created[n]), (answers[i] = outcome.rows?.created[n] ?? null)));
         }
-        if (answered.every((row) => row !== null)) return this.shape(answered as Row[], read, ctx);
-        const after = new Map(this.shape((await this.database.list(read, tx)).rows, read, ctx).map((row) => [tupleOf(keys, row), row]));
-        return items.map((item) => after.get(tupleOf(keys, item))!);
+        return answers;
       }),
     );
+    // rows the driver did not answer (MongoDB; a concurrent loser left unchanged) are read after the
+    // commit, as a read of the request's records would (READ COMMITTED: what a read in it saw too)
+    const after = answered.every((row) => row !== null) ? null : new Map(this.shape((await this.db(() => this.database.list(read))).rows, read, ctx).map((row) => [tupleOf(keys, row), row]));
+    const rows = after ? items.map((item) => after.get(tupleOf(keys, item))!) : this.shape(answered as Row[], read, ctx);
     if (actions.some((a) => a !== 'unchanged')) ctx.touched.add(this.name);
     const of = (kind: UpsertAction) => rows.flatMap((row, i) => (actions[i] === kind ? [i] : []));
     const afterCreate = await runHook(this.hooks.afterCreate, of('created').map((i) => rows[i]), ctx);
