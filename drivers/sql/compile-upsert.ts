@@ -70,11 +70,13 @@ export function compileUpsert(info: StorageInfo, model: Pick<ModelInfo, 'key' | 
  */
 function matchedUpdate(p: Parts, chunk: UpsertChunk): string {
   const { info, col, table } = p;
-  const updated = [...new Set(chunk.matched.flatMap((r) => Object.keys(r)))].filter((f) => f in info.columns && !p.managed.has(f));
+  const given = new Set<string>();
+  for (const record of chunk.matched) for (const f of Object.keys(record)) given.add(f);
+  const updated = [...given].filter((f) => f in info.columns && !p.managed.has(f));
   const uniform = chunk.matched.every((r) => updated.every((f) => has(r, f)));
   const value = (f: string) => (uniform ? `"m".${col(f)}` : `("m"."r").${col(f)}`);
-  const given = (f: string) => (uniform ? '' : `jsonb_exists("m"."j", ${quoteLiteral(columnOf(info, f))}) AND `);
-  const differs = updated.map((f) => `(${given(f)}to_jsonb(${value(f)}) IS DISTINCT FROM to_jsonb("t".${col(f)}))`);
+  const sent = (f: string) => (uniform ? '' : `jsonb_exists("m"."j", ${quoteLiteral(columnOf(info, f))}) AND `);
+  const differs = updated.map((f) => `(${sent(f)}to_jsonb(${value(f)}) IS DISTINCT FROM to_jsonb("t".${col(f)}))`);
   const sets = updated.map((f) => `${col(f)} = ${uniform ? value(f) : `CASE WHEN jsonb_exists("m"."j", ${quoteLiteral(columnOf(info, f))}) THEN ${value(f)} ELSE "t".${col(f)} END`}`);
   if (info.updatedAt) sets.push(`${col(info.updatedAt)} = ${STAMP_NOW}`);
   if (p.version) sets.push(`${col(p.version)} = "t".${col(p.version)} + 1`);
@@ -85,7 +87,7 @@ function matchedUpdate(p: Parts, chunk: UpsertChunk): string {
   const make = rowObject([...columns, keyColumn]);
   const rows = chunk.matched.map((record, i) => {
     const out = make();
-    for (let c = 0; c < updated.length; c += 1) if (has(record, updated[c])) out[columns[c]] = record[updated[c]] ?? null;
+    for (let c = 0; c < updated.length; c += 1) if (uniform || has(record, updated[c])) out[columns[c]] = record[updated[c]] ?? null;
     out[keyColumn] = chunk.matchedIds[i];
     return out;
   });
@@ -117,9 +119,9 @@ function createdInsert(p: Parts, chunk: UpsertChunk, defaults: InsertDefaults): 
   const values = [...inserted.map((f) => `"v".${col(f)}`), ...stamps.map(() => STAMP_NOW)];
 
   const writable = inserted.filter((f) => !p.managed.has(f));
-  const givenBy = (f: string) => created.filter((r) => r[f] !== undefined).length;
-  const overwritten = writable.filter((f) => givenBy(f) > 0);
-  const sometimes = new Set(overwritten.filter((f) => givenBy(f) < created.length));
+  const givenBy = new Map(writable.map((f) => [f, created.reduce((n, r) => (r[f] !== undefined ? n + 1 : n), 0)]));
+  const overwritten = writable.filter((f) => givenBy.get(f)! > 0);
+  const sometimes = new Set(overwritten.filter((f) => givenBy.get(f)! < created.length));
   const tuple = (row: string) => `jsonb_build_array(${keys.map((k) => `${row}.${col(k)}`).join(', ')})::text`;
   const skipped = (f: string) => `jsonb_exists((SELECT "k"."o" FROM "k") -> ${tuple('EXCLUDED')}, ${quoteLiteral(columnOf(info, f))})`;
   const onConflict = overwritten.map((f) => `${col(f)} = ${sometimes.has(f) ? `CASE WHEN ${skipped(f)} THEN "t".${col(f)} ELSE EXCLUDED.${col(f)} END` : `EXCLUDED.${col(f)}`}`);
@@ -140,8 +142,10 @@ function createdInsert(p: Parts, chunk: UpsertChunk, defaults: InsertDefaults): 
       const value = record[inserted[i]];
       out[columns[i]] = value !== undefined ? value : made[i] ? made[i]() : null;
     }
-    const skips = skippable.filter((f) => record[f] === undefined);
-    if (skips.length > 0) out[SKIP] = skips.map((f) => columnOf(info, f));
+    if (skippable.length > 0) {
+      const skips = skippable.filter((f) => record[f] === undefined);
+      if (skips.length > 0) out[SKIP] = skips.map((f) => columnOf(info, f));
+    }
     return out;
   });
   const json = p.param(JSON.stringify(rows));
@@ -160,7 +164,8 @@ function createdInsert(p: Parts, chunk: UpsertChunk, defaults: InsertDefaults): 
 
 /** Each record's action from the rows the statement answered (by id, or by match keys for new ones; not answered: unchanged). */
 export function upsertOutcome(chunk: UpsertChunk, rows: Record<string, unknown>[], key: string, action: string, shape?: (raw: Record<string, unknown>) => Record<string, unknown>): UpsertOutcome {
-  const keyOf = (record: Record<string, unknown>) => JSON.stringify(chunk.keys.map((k) => String(record[k])));
+  const { keys } = chunk;
+  const keyOf = (record: Record<string, unknown>) => (keys.length === 1 ? String(record[keys[0]]) : JSON.stringify(keys.map((k) => String(record[k]))));
   const byKeys = new Map(rows.map((row) => [keyOf(row), row]));
   const byId = new Map(rows.map((row) => [String(row[key]), row]));
   const created = chunk.created.map((record) => byKeys.get(keyOf(record)));
