@@ -54,6 +54,9 @@ export function compileUpsert(info: StorageInfo, model: Pick<ModelInfo, 'key' | 
   };
   const ctes = [...(chunk.matched.length ? [matchedUpdate(parts, chunk)] : []), ...(chunk.created.length ? createdInsert(parts, chunk, defaults) : [])];
   const answered = [chunk.matched.length ? 'SELECT * FROM "u"' : '', chunk.created.length ? 'SELECT * FROM "i"' : ''].filter(Boolean);
+  // the records found unchanged, read by the same statement (its snapshot: as they were before it)
+  const unchanged = fields.length ? (chunk.unchangedIds ?? []) : [];
+  if (unchanged.length) answered.push(`SELECT ${parts.returned}, 'unchanged' AS ${quoteIdent(ACTION)} FROM ${parts.table} AS "t" WHERE "t".${col(key)} = ANY(${parts.param(unchanged)})`);
   return {
     sql: `WITH ${ctes.join(', ')} ${answered.join(' UNION ALL ')}`,
     bind,
@@ -166,8 +169,17 @@ function createdInsert(p: Parts, chunk: UpsertChunk, defaults: InsertDefaults): 
 export function upsertOutcome(chunk: UpsertChunk, rows: Record<string, unknown>[], key: string, action: string, shape?: (raw: Record<string, unknown>) => Record<string, unknown>): UpsertOutcome {
   const { keys } = chunk;
   const keyOf = (record: Record<string, unknown>) => (keys.length === 1 ? String(record[keys[0]]) : JSON.stringify(keys.map((k) => String(record[k]))));
-  const byKeys = new Map(rows.map((row) => [keyOf(row), row]));
-  const byId = new Map(rows.map((row) => [String(row[key]), row]));
+  const byKeys = new Map<string, Record<string, unknown>>();
+  const byId = new Map<string, Record<string, unknown>>();
+  const read = new Map<string, Record<string, unknown>>();
+  for (const row of rows) {
+    if (row[action] === 'unchanged') {
+      read.set(String(row[key]), row);
+      continue;
+    }
+    byKeys.set(keyOf(row), row);
+    byId.set(String(row[key]), row);
+  }
   const created = chunk.created.map((record) => byKeys.get(keyOf(record)));
   const matched = chunk.matchedIds.map((id) => byId.get(String(id)));
   const shaped = (row: Record<string, unknown> | undefined) => (row && shape ? shape(row) : null);
@@ -175,7 +187,7 @@ export function upsertOutcome(chunk: UpsertChunk, rows: Record<string, unknown>[
     matched: matched.map((row) => (row?.[action] as UpsertAction | undefined) ?? 'unchanged'),
     created: created.map((row) => (row?.[action] as UpsertAction | undefined) ?? 'unchanged'),
     createdIds: created.map((row): Id | null => (row ? Number(row[key]) : null)),
-    ...(shape ? { rows: { matched: matched.map(shaped), created: created.map(shaped) } } : {}),
+    ...(shape ? { rows: { matched: matched.map(shaped), created: created.map(shaped), unchanged: (chunk.unchangedIds ?? []).map((id) => shaped(read.get(String(id)))) } } : {}),
   };
 }
 

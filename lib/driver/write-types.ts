@@ -19,6 +19,8 @@ export interface UpsertChunk {
   created: Record<string, unknown>[];
   /** Optional: the read of the written records (its select); a driver that can answers them from the write itself. */
   read?: import('../query/ast').ListQuery;
+  /** Optional, with `read`: matched records found unchanged (not written); a driver that answers rows may answer theirs too. */
+  unchangedIds?: Id[];
 }
 
 /** Per record of the chunk, in its order, what was done; and the ids of the `created` ones (null when unknown). */
@@ -26,8 +28,8 @@ export interface UpsertOutcome {
   matched: UpsertAction[];
   created: UpsertAction[];
   createdIds: Array<Id | null>;
-  /** The written records as `read` reads them, when the driver answered them (null: not written, or not answered). */
-  rows?: { matched: Array<Row | null>; created: Array<Row | null> };
+  /** The written records as `read` reads them, when the driver answered them (null: not written, or not answered); `unchanged`: those of `unchangedIds`. */
+  rows?: { matched: Array<Row | null>; created: Array<Row | null>; unchanged?: Array<Row | null> };
 }
 
 /** A stored answer of a request made with an Idempotency-Key (decision 80). */

@@ -42,13 +42,17 @@ export class ResourceUpserts extends ResourceWrites {
   async upsert(body: unknown, ctx: RequestContext): Promise<UpsertAnswer> {
     const { info } = this.entry;
     const { keys, items, prefix } = readUpsertBody(body, this.entry);
-    // every record holding these match values, trashed and hidden ones included
-    const found = await this.db(() => this.database.list({ model: this.name, filter: matchFilter(this.entry, keys, items), select: null, relations: [], order: [{ relations: [], field: info.key, direction: 'asc' }], page: null, limit: null, trashed: info.softDelete ? 'with' : undefined }));
+    const filter = matchFilter(this.entry, keys, items);
+    const guard = this.changeGuard(ctx);
+    // every record holding these match values, trashed and hidden ones included, in the fields the
+    // checks and the compare read (a record gives fillable fields, the owner stamped): the answer's
+    // others come with the write
+    const select = [...new Set([info.key, ...keys, ...info.fillable, ...[info.owner, info.versionField].filter((f): f is string => !!f), ...(guard?.fields ?? [])])].filter((f) => f in info.fields);
+    const found = await this.db(() => this.database.list({ model: this.name, filter, select, relations: [], order: [{ relations: [], field: info.key, direction: 'asc' }], page: null, limit: null, trashed: info.softDelete ? 'with' : undefined }));
     const stored = new Map(found.rows.map((row) => [tupleOf(keys, row), row]));
     const matches = items.map((item) => stored.get(tupleOf(keys, item)));
     await this.assertMatchesVisible(matches, keys, prefix, ctx);
-    // decision 69: a match the caller could not change (a superuser, roles it cannot grant); the rows hold every field
-    const guard = this.changeGuard(ctx);
+    // decision 69: a match the caller could not change (a superuser, roles it cannot grant); the rows hold its fields
     for (const row of guard ? matches : []) {
       const refusal = row && guard!.refusal(row);
       if (refusal) throw new RefusedChangeError(refusal);
@@ -76,30 +80,34 @@ export class ResourceUpserts extends ResourceWrites {
     if (this.hooks.beforeUpdate) updatedAt.forEach((i, n) => (records[i] = { ...updates[n].changes, ...pick(records[i], keys) }));
     this.logQuery('upsert', { keys, count: records.length });
 
-    const read = narrowColumns({ model: this.name, filter: matchFilter(this.entry, keys, items), select: null, relations: [], order: [{ relations: [], field: info.key, direction: 'asc' }], page: null, limit: null }, this.pipeline.viewOf(ctx));
+    const read = narrowColumns({ model: this.name, filter, select: null, relations: [], order: [{ relations: [], field: info.key, direction: 'asc' }], page: null, limit: null }, this.pipeline.viewOf(ctx));
     const answered = await this.db(() =>
       this.database.transaction(async (tx) => {
-        // the answer: written rows as the statement returned them (a driver that can), unchanged ones as read
-        const answers: Array<Row | null> = records.map((_, i) => (actions[i] === 'unchanged' ? matches[i]! : null));
+        // the answer: the rows as the statement returned them, written ones and (with the last chunk) unchanged ones, when the driver can
+        const answers: Array<Row | null> = records.map(() => null);
         const written = records.flatMap((_, i) => (actions[i] === null ? [i] : []));
+        const unchanged = records.flatMap((_, i) => (actions[i] === 'unchanged' ? [i] : []));
         for (let from = 0; from < written.length; from += UPSERT_CHUNK) {
           const slice = written.slice(from, from + UPSERT_CHUNK);
           const matched = slice.filter((i) => matches[i]);
           const fresh = slice.filter((i) => !matches[i]);
           // nothing runs after the last chunk in this transaction: its statement may carry the
           // COMMIT (a lone one is the whole transaction, without BEGIN and COMMIT)
-          if (from + UPSERT_CHUNK >= written.length) tx.endsWithNext = true;
-          const outcome = await this.database.upsert(this.name, { keys, matched: matched.map((i) => records[i]), matchedIds: matched.map((i) => matches[i]![info.key] as Id), created: fresh.map((i) => records[i]), read }, tx);
-          matched.forEach((i, n) => ((actions[i] = outcome.matched[n]), (answers[i] = outcome.rows?.matched[n] ?? (outcome.matched[n] === 'unchanged' ? matches[i]! : null))));
+          const last = from + UPSERT_CHUNK >= written.length;
+          if (last) tx.endsWithNext = true;
+          const outcome = await this.database.upsert(this.name, { keys, matched: matched.map((i) => records[i]), matchedIds: matched.map((i) => matches[i]![info.key] as Id), created: fresh.map((i) => records[i]), read, unchangedIds: last ? unchanged.map((i) => matches[i]![info.key] as Id) : [] }, tx);
+          matched.forEach((i, n) => ((actions[i] = outcome.matched[n]), (answers[i] = outcome.rows?.matched[n] ?? null)));
           fresh.forEach((i, n) => ((actions[i] = outcome.created[n]), (answers[i] = outcome.rows?.created[n] ?? null)));
+          if (last) unchanged.forEach((i, n) => (answers[i] = outcome.rows?.unchanged?.[n] ?? null));
         }
         return answers;
       }),
     );
-    // rows the driver did not answer (MongoDB; a concurrent loser left unchanged) are read after the
-    // commit, as a read of the request's records would (READ COMMITTED: what a read in it saw too)
-    const after = answered.every((row) => row !== null) ? null : new Map(this.shape((await this.db(() => this.database.list(read))).rows, read, ctx).map((row) => [tupleOf(keys, row), row]));
-    const rows = after ? items.map((item) => after.get(tupleOf(keys, item))!) : this.shape(answered as Row[], read, ctx);
+    // rows not answered (nothing written, MongoDB, a concurrent loser left unchanged) are read after
+    // the commit, as a read of the request's records would (READ COMMITTED: what a read in it saw too)
+    const after = answered.every((row) => row !== null) ? null : new Map((await this.db(() => this.database.list(read))).rows.map((row) => [tupleOf(keys, row), row]));
+    // a record deleted meanwhile answers with what the first read saw of it
+    const rows = this.shape(after ? items.map((item, i) => after.get(tupleOf(keys, item)) ?? answered[i] ?? matches[i]!) : (answered as Row[]), read, ctx);
     if (actions.some((a) => a !== 'unchanged')) ctx.touched.add(this.name);
     const of = (kind: UpsertAction) => rows.flatMap((row, i) => (actions[i] === kind ? [i] : []));
     const afterCreate = await runHook(this.hooks.afterCreate, of('created').map((i) => rows[i]), ctx);
