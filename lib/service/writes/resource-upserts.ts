@@ -71,8 +71,8 @@ export class ResourceUpserts extends ResourceWrites {
     if (Object.keys(errors).length > 0) throw new ValidationError(errors);
 
     const actions: Array<UpsertAction | null> = records.map((record, i) => (matches[i] && unchangedBy(info, record, matches[i]!, keys) ? 'unchanged' : null));
-    const createdAt = records.flatMap((_, i) => (!matches[i] ? [i] : []));
-    const updatedAt = records.flatMap((_, i) => (matches[i] && actions[i] === null ? [i] : []));
+    const createdAt = indexes(records.length, (i) => !matches[i]);
+    const updatedAt = indexes(records.length, (i) => !!matches[i] && actions[i] === null);
     const creates = await runHook(this.hooks.beforeCreate, createdAt.map((i) => records[i]), ctx);
     const updates = await runHook(this.hooks.beforeUpdate, updatedAt.map((i) => ({ id: matches[i]![info.key] as Id, changes: records[i] })), ctx);
     // a hook may change a record but not its match values
@@ -85,8 +85,8 @@ export class ResourceUpserts extends ResourceWrites {
       this.database.transaction(async (tx) => {
         // the answer: the rows as the statement returned them, written ones and (with the last chunk) unchanged ones, when the driver can
         const answers: Array<Row | null> = records.map(() => null);
-        const written = records.flatMap((_, i) => (actions[i] === null ? [i] : []));
-        const unchanged = records.flatMap((_, i) => (actions[i] === 'unchanged' ? [i] : []));
+        const written = indexes(records.length, (i) => actions[i] === null);
+        const unchanged = indexes(records.length, (i) => actions[i] === 'unchanged');
         for (let from = 0; from < written.length; from += UPSERT_CHUNK) {
           const slice = written.slice(from, from + UPSERT_CHUNK);
           const matched = slice.filter((i) => matches[i]);
@@ -109,29 +109,36 @@ export class ResourceUpserts extends ResourceWrites {
     // a record deleted meanwhile answers with what the first read saw of it
     const rows = this.shape(after ? items.map((item, i) => after.get(tupleOf(keys, item)) ?? answered[i] ?? matches[i]!) : (answered as Row[]), read, ctx);
     if (actions.some((a) => a !== 'unchanged')) ctx.touched.add(this.name);
-    const of = (kind: UpsertAction) => rows.flatMap((row, i) => (actions[i] === kind ? [i] : []));
-    const afterCreate = await runHook(this.hooks.afterCreate, of('created').map((i) => rows[i]), ctx);
-    of('created').forEach((i, n) => (rows[i] = afterCreate[n]));
-    const afterUpdate = await runHook(this.hooks.afterUpdate, of('updated').map((i) => rows[i]), ctx);
-    of('updated').forEach((i, n) => (rows[i] = afterUpdate[n]));
-    const count = (kind: UpsertAction) => actions.filter((a) => a === kind).length;
-    return { created: count('created'), updated: count('updated'), unchanged: count('unchanged'), models: rows.map((model, i) => ({ action: actions[i]!, model })) };
+    const made = indexes(rows.length, (i) => actions[i] === 'created');
+    const changed = indexes(rows.length, (i) => actions[i] === 'updated');
+    if (this.hooks.afterCreate) (await runHook(this.hooks.afterCreate, made.map((i) => rows[i]), ctx)).forEach((row, n) => (rows[made[n]] = row));
+    if (this.hooks.afterUpdate) (await runHook(this.hooks.afterUpdate, changed.map((i) => rows[i]), ctx)).forEach((row, n) => (rows[changed[n]] = row));
+    return { created: made.length, updated: changed.length, unchanged: rows.length - made.length - changed.length, models: rows.map((model, i) => ({ action: actions[i]!, model })) };
   }
 
   /** A match the caller may not see (scopes, soft delete) or, under an own update grant, does not own: a 409 that names nothing of it. */
   private async assertMatchesVisible(matches: Array<Row | undefined>, keys: string[], prefix: (i: number) => string, ctx: RequestContext): Promise<void> {
     const { info } = this.entry;
-    const ids = matches.flatMap((row) => (row ? [row[info.key] as Id] : []));
-    if (ids.length === 0) return;
-    // no scope narrows what the caller sees: every match found is visible (no second read)
-    const visible = new Set((this.rootScope(null, ctx) ? await this.db(() => this.visibleIds(ids, ctx)) : ids).map(String));
+    const ids: Id[] = [];
+    for (const row of matches) if (row) ids.push(row[info.key] as Id);
     const own = this.pipeline.policy.possession(info, 'update', ctx) === 'own' && info.owner ? String(ownerValue(info, ctx)) : null;
+    // no scope narrows what the caller sees: every match found is visible (no second read)
+    const scoped = ids.length > 0 && !!this.rootScope(null, ctx);
+    if (!scoped && own === null) return;
+    const visible = scoped ? new Set((await this.db(() => this.visibleIds(ids, ctx))).map(String)) : null;
     matches.forEach((row, i) => {
       if (!row) return;
-      const hidden = !visible.has(String(row[info.key])) || (own !== null && String(row[info.owner!]) !== own);
+      const hidden = (visible !== null && !visible.has(String(row[info.key]))) || (own !== null && String(row[info.owner!]) !== own);
       if (hidden) throw new UpsertConflictError(this.name, keys, `${prefix(i)}${keys[0]}`);
     });
   }
+}
+
+/** The indexes below `n` that pass `test`, in order. */
+function indexes(n: number, test: (i: number) => boolean): number[] {
+  const out: number[] = [];
+  for (let i = 0; i < n; i += 1) if (test(i)) out.push(i);
+  return out;
 }
 
 function pick(record: Record<string, unknown>, keys: string[]): Record<string, unknown> {
