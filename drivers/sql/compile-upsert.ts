@@ -2,6 +2,7 @@ import { columnOf, tableSql, type InsertDefaults } from './compile-writes';
 import type { Id, UpsertAction, UpsertChunk, UpsertOutcome } from '../../lib/driver';
 import type { ModelInfo } from '../../lib/resource/model-info';
 import type { StorageInfo } from './model-map';
+import { PREPARED_IN_MAX } from './prepare-policy';
 import { quoteIdent, quoteLiteral, type SqlStatement } from './sql-builder';
 
 /**
@@ -61,8 +62,9 @@ export function compileUpsert(info: StorageInfo, model: Pick<ModelInfo, 'key' | 
     sql: `WITH ${ctes.join(', ')} ${answered.join(' UNION ALL ')}`,
     bind,
     action: ACTION,
-    // one JSON document per part whatever the records, so one plan fits every chunk of the same fields
-    prepare: true,
+    // one JSON document per part whatever the records, so one plan fits every chunk of the same
+    // fields; not with a long list of unchanged ids (prepare-policy.ts: a generic plan cannot hash it)
+    prepare: unchanged.length <= PREPARED_IN_MAX,
   };
 }
 

@@ -31,7 +31,7 @@ function everyCondition(filter: Filter | null | undefined, ctx: CompileContext, 
  * every row it scans against each. Measured with upsert's read of 1,000 match values over 1,500
  * rows (a sequential scan): 30-80 ms generic against 0.3 ms custom.
  */
-const PREPARED_IN_MAX = 64;
+export const PREPARED_IN_MAX = 64;
 
 function longIn(condition: Condition): boolean {
   return condition.operator === 'in' && Array.isArray(condition.value) && condition.value.length > PREPARED_IN_MAX;
