@@ -25,9 +25,21 @@ function everyCondition(filter: Filter | null | undefined, ctx: CompileContext, 
   }
 }
 
-/** An equality test (`=`, `in`, `null`, `not null`) on a scalar field. */
+/**
+ * Values of an `in` list beyond which it runs unnamed: PostgreSQL hashes a long list only in a
+ * custom plan (the array a constant); a generic plan takes the list for about ten values and tests
+ * every row it scans against each. Measured with upsert's read of 1,000 match values over 1,500
+ * rows (a sequential scan): 30-80 ms generic against 0.3 ms custom.
+ */
+export const PREPARED_IN_MAX = 64;
+
+function longIn(condition: Condition): boolean {
+  return condition.operator === 'in' && Array.isArray(condition.value) && condition.value.length > PREPARED_IN_MAX;
+}
+
+/** An equality test (`=`, `in` of at most PREPARED_IN_MAX values, `null`, `not null`) on a scalar field. */
 function isEquality(condition: Condition, ctx: CompileContext, model: string): boolean {
-  return ['=', 'in', 'null', 'not null'].includes(condition.operator) && ctx.field(model, condition.field).type !== 'array';
+  return ['=', 'in', 'null', 'not null'].includes(condition.operator) && ctx.field(model, condition.field).type !== 'array' && !longIn(condition);
 }
 
 /**
@@ -46,7 +58,7 @@ export function equalityOnly(filter: Filter | null | undefined, ctx: CompileCont
  */
 export function scanOnlyRanges(filter: Filter | null | undefined, ctx: CompileContext, model: string): boolean {
   return everyCondition(filter, ctx, model, (condition, on) =>
-    isEquality(condition, ctx, on) || (ctx.field(on, condition.field).type !== 'array' && !(ctx.tableInfo(on).indexed ?? []).includes(condition.field)),
+    isEquality(condition, ctx, on) || (ctx.field(on, condition.field).type !== 'array' && !longIn(condition) && !(ctx.tableInfo(on).indexed ?? []).includes(condition.field)),
   );
 }
 

@@ -19,7 +19,9 @@ export interface UpsertChunk {
   created: Record<string, unknown>[];
   /** Optional: the read of the written records (its select); a driver that can answers them from the write itself. */
   read?: import('../query/ast').ListQuery;
-  /** Optional: the matched records as the caller read them before its transaction (every field), in `matched` order. */
+  /** Optional, with `read`: matched records found unchanged (not written); a driver that answers rows may answer theirs too. */
+  unchangedIds?: Id[];
+  /** Optional: the matched records as the caller read them before its transaction (the key, the version and the fields it compares), in `matched` order. */
   matchedRows?: Row[];
   /**
    * Optional (history, decision 83): the caller needs each matched record as the write found it.
@@ -36,8 +38,8 @@ export interface UpsertOutcome {
   matched: UpsertAction[];
   created: UpsertAction[];
   createdIds: Array<Id | null>;
-  /** The written records as `read` reads them, when the driver answered them (null: not written, or not answered). */
-  rows?: { matched: Array<Row | null>; created: Array<Row | null> };
+  /** The written records as `read` reads them, when the driver answered them (null: not written, or not answered); `unchanged`: those of `unchangedIds`. */
+  rows?: { matched: Array<Row | null>; created: Array<Row | null>; unchanged?: Array<Row | null> };
   /** With `chunk.history`: each matched record as the write found it, every field (null: not written). */
   before?: Array<Row | null>;
   /** With `chunk.history` and `matchedRows`: every matched record written held the values read. */

@@ -242,6 +242,24 @@ forEachDriver('history (decision 83)', (ctx) => {
     expect(await history('orders', created.id)).to.have.length(1);
   });
 
+  it('an upsert of changed, unchanged and new records: the unchanged answer whole, entries for the others only', async () => {
+    const changed = await newOrder({ notes: 'c1' });
+    const kept = await newOrder({ notes: 'k' });
+    const fresh = ctx.unique('UPM');
+    const up = await admin().post('/orders/upsert').send({ match: ['number'], order: [{ number: changed.number, notes: 'c2' }, { number: kept.number, notes: 'k' }, order({ number: fresh })] });
+    expect(up.status, up.text).to.equal(200);
+    expect(up.body.models.map((m: { action: string }) => m.action)).to.deep.equal(['updated', 'unchanged', 'created']);
+    const shown = await admin().get(`/orders/${kept.id}`);
+    expect(shown.status, shown.text).to.equal(200);
+    expect(up.body.models[1].model).to.deep.equal(shown.body);
+    expect(up.body.models[0].model).to.include({ id: changed.id, notes: 'c2' });
+    const [top] = await history('orders', changed.id);
+    expect(top).to.include({ op: 'updated', version: 2 });
+    expect(top.changes).to.deep.equal({ notes: ['c1', 'c2'] });
+    expect(await history('orders', kept.id)).to.have.length(1);
+    expect((await history('orders', up.body.models[2].model.id)).map((e) => e.op)).to.deep.equal(['created']);
+  });
+
   it('a resource without history has no history routes (JSON 404)', async () => {
     const tag = await ctx.tagRec();
     const res = await ctx.request().get(`${API}/tags/${tag.id}/history`);

@@ -48,6 +48,15 @@ forEachDriver('upsert', (ctx) => {
     expect(again.body.models[0].model.id).to.equal(first.body.models[0].model.id);
   });
 
+  it('unchanged records answer whole, timestamps included, also when nothing at all is written', async () => {
+    const kept = await ctx.product({ name: 'Whole', price: 6, stock: 2 });
+    const alone = await upsert({ product: [{ sku: kept.sku, name: 'Whole' }] });
+    expect(alone.body.models[0]).to.deep.equal({ action: 'unchanged', model: kept });
+    const mixed = await upsert({ product: [{ sku: ctx.unique('sku'), name: 'Beside', price: 1 }, { sku: kept.sku, price: 6 }] });
+    expect(mixed.body.models.map((m: { action: string }) => m.action)).to.deep.equal(['created', 'unchanged']);
+    expect(mixed.body.models[1].model).to.deep.equal(kept);
+  });
+
   it('422s: a record without a match field, a match that is not declared, two records with the same match values', async () => {
     expectValidation(await upsert({ product: [{ sku: ctx.unique('sku'), name: 'a', price: 1 }, { name: 'b', price: 1 }] }), 'product.1.sku');
     expectValidation(await upsert({ product: { name: 'b', price: 1 } }), 'product.sku');

@@ -42,13 +42,17 @@ export class ResourceUpserts extends ResourceWrites {
   async upsert(body: unknown, ctx: RequestContext): Promise<UpsertAnswer> {
     const { info } = this.entry;
     const { keys, items, prefix } = readUpsertBody(body, this.entry);
-    // every record holding these match values, trashed and hidden ones included
-    const found = await this.db(() => this.database.list({ model: this.name, filter: matchFilter(this.entry, keys, items), select: null, relations: [], order: [{ relations: [], field: info.key, direction: 'asc' }], page: null, limit: null, trashed: info.softDelete ? 'with' : undefined }));
+    const filter = matchFilter(this.entry, keys, items);
+    const guard = this.changeGuard(ctx);
+    // every record holding these match values, trashed and hidden ones included, in the fields the
+    // checks and the compare read (a record gives fillable fields, the owner stamped): the answer's
+    // others come with the write
+    const select = [...new Set([info.key, ...keys, ...info.fillable, ...[info.owner, info.versionField].filter((f): f is string => !!f), ...(guard?.fields ?? [])])].filter((f) => f in info.fields);
+    const found = await this.db(() => this.database.list({ model: this.name, filter, select, relations: [], order: [{ relations: [], field: info.key, direction: 'asc' }], page: null, limit: null, trashed: info.softDelete ? 'with' : undefined }));
     const stored = new Map(found.rows.map((row) => [tupleOf(keys, row), row]));
     const matches = items.map((item) => stored.get(tupleOf(keys, item)));
     await this.assertMatchesVisible(matches, keys, prefix, ctx);
-    // decision 69: a match the caller could not change (a superuser, roles it cannot grant); the rows hold every field
-    const guard = this.changeGuard(ctx);
+    // decision 69: a match the caller could not change (a superuser, roles it cannot grant); the rows hold its fields
     for (const row of guard ? matches : []) {
       const refusal = row && guard!.refusal(row);
       if (refusal) throw new RefusedChangeError(refusal);
@@ -58,75 +62,87 @@ export class ResourceUpserts extends ResourceWrites {
     const createRules = this.writeRules('create', ctx, {});
     const updateRules = this.writeRules('update', ctx, {});
     const records: Record<string, unknown>[] = [];
-    for (let i = 0; i < items.length; i += 1) {
-      const [record] = await this.prepareRange(items, i, i + 1, () => prefix(i), matches[i] ? updateRules : createRules, errors);
-      records.push(record);
+    // each run of records with the same action in one call (a bulk request's usual order: a few runs)
+    for (let from = 0, to = 1; from < items.length; from = to, to = from + 1) {
+      while (to < items.length && !matches[to] === !matches[from]) to += 1;
+      records.push(...(await this.prepareRange(items, from, to, prefix, matches[from] ? updateRules : createRules, errors)));
     }
     await this.db(() => checkReferences(this.entry, this.registry, records, (i, field) => `${prefix(i)}${field}`, errors));
     if (Object.keys(errors).length > 0) throw new ValidationError(errors);
 
-    const actions: Array<UpsertAction | null> = records.map((record, i) => (matches[i] && unchangedBy(info, withoutKeys(record, keys), matches[i]!) ? 'unchanged' : null));
-    const createdAt = records.flatMap((_, i) => (!matches[i] ? [i] : []));
-    const updatedAt = records.flatMap((_, i) => (matches[i] && actions[i] === null ? [i] : []));
+    const actions: Array<UpsertAction | null> = records.map((record, i) => (matches[i] && unchangedBy(info, record, matches[i]!, keys) ? 'unchanged' : null));
+    const createdAt = indexes(records.length, (i) => !matches[i]);
+    const updatedAt = indexes(records.length, (i) => !!matches[i] && actions[i] === null);
     const creates = await runHook(this.hooks.beforeCreate, createdAt.map((i) => records[i]), ctx);
     const updates = await runHook(this.hooks.beforeUpdate, updatedAt.map((i) => ({ id: matches[i]![info.key] as Id, changes: records[i] })), ctx);
-    createdAt.forEach((i, n) => (records[i] = { ...creates[n], ...pick(records[i], keys) }));
-    updatedAt.forEach((i, n) => (records[i] = { ...updates[n].changes, ...pick(records[i], keys) }));
+    // a hook may change a record but not its match values
+    if (this.hooks.beforeCreate) createdAt.forEach((i, n) => (records[i] = { ...creates[n], ...pick(records[i], keys) }));
+    if (this.hooks.beforeUpdate) updatedAt.forEach((i, n) => (records[i] = { ...updates[n].changes, ...pick(records[i], keys) }));
     this.logQuery('upsert', { keys, count: records.length });
 
-    const read = narrowColumns({ model: this.name, filter: matchFilter(this.entry, keys, items), select: null, relations: [], order: [{ relations: [], field: info.key, direction: 'asc' }], page: null, limit: null }, this.pipeline.viewOf(ctx));
-    const rows = await this.db(() =>
+    const read = narrowColumns({ model: this.name, filter, select: null, relations: [], order: [{ relations: [], field: info.key, direction: 'asc' }], page: null, limit: null }, this.pipeline.viewOf(ctx));
+    const answered = await this.db(() =>
       this.database.transaction(async (tx) => {
-        // the answer: written rows as the statement returned them (a driver that can), unchanged ones as read
-        const answered: Array<Row | null> = records.map((_, i) => (actions[i] === 'unchanged' ? matches[i]! : null));
-        const written = records.flatMap((_, i) => (actions[i] === null ? [i] : []));
+        // the answer: the rows as the statement returned them, written ones and (with the last chunk) unchanged ones, when the driver can
+        const answers: Array<Row | null> = records.map(() => null);
+        const written = indexes(records.length, (i) => actions[i] === null);
+        const unchanged = indexes(records.length, (i) => actions[i] === 'unchanged');
         for (let from = 0; from < written.length; from += UPSERT_CHUNK) {
           const slice = written.slice(from, from + UPSERT_CHUNK);
           const matched = slice.filter((i) => matches[i]);
           const fresh = slice.filter((i) => !matches[i]);
-          const outcome = await this.database.upsert(this.name, { keys, matched: matched.map((i) => records[i]), matchedIds: matched.map((i) => matches[i]![info.key] as Id), matchedRows: matched.map((i) => matches[i]!), created: fresh.map((i) => records[i]), read }, tx);
-          matched.forEach((i, n) => ((actions[i] = outcome.matched[n]), (answered[i] = outcome.rows?.matched[n] ?? (outcome.matched[n] === 'unchanged' ? matches[i]! : null))));
-          fresh.forEach((i, n) => ((actions[i] = outcome.created[n]), (answered[i] = outcome.rows?.created[n] ?? null)));
+          // nothing runs after the last chunk in this transaction: its statement may carry the
+          // COMMIT (a lone one is the whole transaction, without BEGIN and COMMIT)
+          const last = from + UPSERT_CHUNK >= written.length;
+          if (last) tx.endsWithNext = true;
+          const outcome = await this.database.upsert(this.name, { keys, matched: matched.map((i) => records[i]), matchedIds: matched.map((i) => matches[i]![info.key] as Id), matchedRows: matched.map((i) => matches[i]!), created: fresh.map((i) => records[i]), read, unchangedIds: last ? unchanged.map((i) => matches[i]![info.key] as Id) : [] }, tx);
+          matched.forEach((i, n) => ((actions[i] = outcome.matched[n]), (answers[i] = outcome.rows?.matched[n] ?? null)));
+          fresh.forEach((i, n) => ((actions[i] = outcome.created[n]), (answers[i] = outcome.rows?.created[n] ?? null)));
+          if (last) unchanged.forEach((i, n) => (answers[i] = outcome.rows?.unchanged?.[n] ?? null));
         }
-        if (answered.every((row) => row !== null)) return this.shape(answered as Row[], read, ctx);
-        const after = new Map(this.shape((await this.database.list(read, tx)).rows, read, ctx).map((row) => [tupleOf(keys, row), row]));
-        return items.map((item) => after.get(tupleOf(keys, item))!);
+        return answers;
       }, ctx),
     );
+    // rows not answered (nothing written, MongoDB, a concurrent loser left unchanged) are read after
+    // the commit, as a read of the request's records would (READ COMMITTED: what a read in it saw too)
+    const after = answered.every((row) => row !== null) ? null : new Map((await this.db(() => this.database.list(read))).rows.map((row) => [tupleOf(keys, row), row]));
+    // a record deleted meanwhile answers with what the first read saw of it
+    const rows = this.shape(after ? items.map((item, i) => after.get(tupleOf(keys, item)) ?? answered[i] ?? matches[i]!) : (answered as Row[]), read, ctx);
     if (actions.some((a) => a !== 'unchanged')) ctx.touched.add(this.name);
-    const of = (kind: UpsertAction) => rows.flatMap((row, i) => (actions[i] === kind ? [i] : []));
-    const afterCreate = await runHook(this.hooks.afterCreate, of('created').map((i) => rows[i]), ctx);
-    of('created').forEach((i, n) => (rows[i] = afterCreate[n]));
-    const afterUpdate = await runHook(this.hooks.afterUpdate, of('updated').map((i) => rows[i]), ctx);
-    of('updated').forEach((i, n) => (rows[i] = afterUpdate[n]));
-    const count = (kind: UpsertAction) => actions.filter((a) => a === kind).length;
-    return { created: count('created'), updated: count('updated'), unchanged: count('unchanged'), models: rows.map((model, i) => ({ action: actions[i]!, model })) };
+    const made = indexes(rows.length, (i) => actions[i] === 'created');
+    const changed = indexes(rows.length, (i) => actions[i] === 'updated');
+    if (this.hooks.afterCreate) (await runHook(this.hooks.afterCreate, made.map((i) => rows[i]), ctx)).forEach((row, n) => (rows[made[n]] = row));
+    if (this.hooks.afterUpdate) (await runHook(this.hooks.afterUpdate, changed.map((i) => rows[i]), ctx)).forEach((row, n) => (rows[changed[n]] = row));
+    return { created: made.length, updated: changed.length, unchanged: rows.length - made.length - changed.length, models: rows.map((model, i) => ({ action: actions[i]!, model })) };
   }
 
   /** A match the caller may not see (scopes, soft delete) or, under an own update grant, does not own: a 409 that names nothing of it. */
   private async assertMatchesVisible(matches: Array<Row | undefined>, keys: string[], prefix: (i: number) => string, ctx: RequestContext): Promise<void> {
     const { info } = this.entry;
-    const ids = matches.flatMap((row) => (row ? [row[info.key] as Id] : []));
-    if (ids.length === 0) return;
-    // no scope narrows what the caller sees: every match found is visible (no second read)
-    const visible = new Set((this.rootScope(null, ctx) ? await this.db(() => this.visibleIds(ids, ctx)) : ids).map(String));
+    const ids: Id[] = [];
+    for (const row of matches) if (row) ids.push(row[info.key] as Id);
     const own = this.pipeline.policy.possession(info, 'update', ctx) === 'own' && info.owner ? String(ownerValue(info, ctx)) : null;
+    // no scope narrows what the caller sees: every match found is visible (no second read)
+    const scoped = ids.length > 0 && !!this.rootScope(null, ctx);
+    if (!scoped && own === null) return;
+    const visible = scoped ? new Set((await this.db(() => this.visibleIds(ids, ctx))).map(String)) : null;
     matches.forEach((row, i) => {
       if (!row) return;
-      const hidden = !visible.has(String(row[info.key])) || (own !== null && String(row[info.owner!]) !== own);
+      const hidden = (visible !== null && !visible.has(String(row[info.key]))) || (own !== null && String(row[info.owner!]) !== own);
       if (hidden) throw new UpsertConflictError(this.name, keys, `${prefix(i)}${keys[0]}`);
     });
   }
 }
 
-function pick(record: Record<string, unknown>, keys: string[]): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const k of keys) if (record[k] !== undefined) out[k] = record[k];
+/** The indexes below `n` that pass `test`, in order. */
+function indexes(n: number, test: (i: number) => boolean): number[] {
+  const out: number[] = [];
+  for (let i = 0; i < n; i += 1) if (test(i)) out.push(i);
   return out;
 }
 
-function withoutKeys(record: Record<string, unknown>, keys: string[]): Record<string, unknown> {
+function pick(record: Record<string, unknown>, keys: string[]): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(record)) if (!keys.includes(k)) out[k] = v;
+  for (const k of keys) if (record[k] !== undefined) out[k] = record[k];
   return out;
 }

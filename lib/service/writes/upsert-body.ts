@@ -54,7 +54,7 @@ export function readUpsertBody(body: unknown, entry: ResourceEntry): UpsertReque
     const missing = keys.filter((k) => record[k] === undefined || record[k] === null || record[k] === '');
     for (const k of missing) addError(errors, `${prefix(i)}${k}`, `The ${k.replace(/_/g, ' ')} field is required to match records.`);
     if (missing.length > 0) return;
-    const tuple = JSON.stringify(keys.map((k) => String(record[k])));
+    const tuple = tupleOf(keys, record);
     if (seen.has(tuple)) addError(errors, `${prefix(i)}${keys[0]}`, `The record repeats the match values of ${MODEL}.${seen.get(tuple)} (${keys.join(', ')}).`);
     else seen.set(tuple, i);
   });
@@ -73,7 +73,7 @@ export function matchFilter(entry: ResourceEntry, keys: string[], values: Array<
   return { kind: 'or', filters: values.map((v) => ({ kind: 'and', filters: keys.map((k) => ({ kind: 'condition', field: k, operator: '=', value: cast(k, v[k]) })) })) };
 }
 
-/** The match values of a record as one comparable text. */
+/** The match values of a record as one comparable text (one key: its value as text). */
 export function tupleOf(keys: string[], record: Record<string, unknown>): string {
-  return JSON.stringify(keys.map((k) => String(record[k])));
+  return keys.length === 1 ? String(record[keys[0]]) : JSON.stringify(keys.map((k) => String(record[k])));
 }

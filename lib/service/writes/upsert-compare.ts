@@ -4,11 +4,12 @@ import type { ModelInfo } from '../../resource/model-info';
 /**
  * Decision 67 for upserts: whether a matched record's given values already are the stored ones,
  * so it is not written at all. Dates compare as instants, arrays and objects as JSON, ids and
- * numbers by value; a field the record does not give is not compared.
+ * numbers by value; a field the record does not give, or one of `skipped` (the match keys), is not compared.
  */
-export function unchangedBy(info: ModelInfo, changes: Record<string, unknown>, stored: Row): boolean {
-  for (const [field, value] of Object.entries(changes)) {
-    if (!sameValue(info.fields[field]?.type, value, stored[field])) return false;
+export function unchangedBy(info: ModelInfo, changes: Record<string, unknown>, stored: Row, skipped: readonly string[] = []): boolean {
+  for (const field in changes) {
+    if (!Object.prototype.hasOwnProperty.call(changes, field) || skipped.includes(field)) continue;
+    if (!sameValue(info.fields[field]?.type, changes[field], stored[field])) return false;
   }
   return true;
 }

@@ -25,6 +25,17 @@ describe('sql prepare policy: which statements run named', () => {
     expect(equalityOnly(categoryName, ctx, 'product')).to.equal(false);
   });
 
+  it('a long in list is never prepared: a generic plan cannot hash it and tests every row against each value', () => {
+    const skus = (n: number): Filter => ({ kind: 'condition', field: 'sku', operator: 'in', value: Array.from({ length: n }, (_, i) => `S-${i}`) });
+    const stocks = (n: number): Filter => ({ kind: 'condition', field: 'stock', operator: 'in', value: Array.from({ length: n }, (_, i) => i) });
+    expect(equalityOnly(skus(64), ctx, 'product')).to.equal(true);
+    expect(equalityOnly(skus(65), ctx, 'product')).to.equal(false);
+    // nor on an unindexed column, where the generic plan's sequential scan is what takes the time
+    expect(scanOnlyRanges(stocks(1000), ctx, 'product')).to.equal(false);
+    expect(pagePrepared(listQuery({ filter: skus(1000), page: null, limit: null }), ctx, 'product', false)).to.equal(false);
+    expect(pagePrepared(listQuery({ filter: stocks(1000), page: { kind: 'offset', page: 1, size: 25 } }), ctx, 'product', false)).to.equal(false);
+  });
+
   it('scanOnlyRanges: ranges and patterns only on unindexed columns, of the root or a related model', () => {
     expect(scanOnlyRanges({ kind: 'and', filters: [price, categoryName, equal] }, ctx, 'product')).to.equal(true);
     expect(scanOnlyRanges({ kind: 'or', filters: [price, skuRange] }, ctx, 'product')).to.equal(false);
