@@ -37,8 +37,8 @@ export function mongoIdempotencyStore(db: () => Db): IdempotencyCapability {
         return { claimed: false, fingerprint: String(doc.fingerprint), answer };
       }
     },
-    async complete(caller, key, answer) {
-      await collection().updateOne({ caller, key }, { $set: { status: answer.status, headers: answer.headers, body: answer.body } });
+    async complete(caller, key, answer, fingerprint) {
+      await collection().updateOne({ caller, key }, { $set: { status: answer.status, headers: answer.headers, body: answer.body, ...(fingerprint === undefined ? {} : { fingerprint }) } });
     },
     async release(caller, key) {
       await collection().deleteOne({ caller, key, status: null });

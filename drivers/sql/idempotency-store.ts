@@ -40,8 +40,8 @@ export function sqlIdempotencyStore(run: (statement: SqlStatement) => Promise<Re
         return { claimed: false, fingerprint: String(row.fingerprint), answer };
       }
     },
-    async complete(caller, key, answer) {
-      await run({ sql: `UPDATE ${TABLE} SET "status" = $3, "headers" = $4::jsonb, "body" = $5 WHERE "caller" = $1 AND "key" = $2`, bind: [caller, key, answer.status, JSON.stringify(answer.headers), answer.body] });
+    async complete(caller, key, answer, fingerprint) {
+      await run({ sql: `UPDATE ${TABLE} SET "status" = $3, "headers" = $4::jsonb, "body" = $5, "fingerprint" = COALESCE($6, "fingerprint") WHERE "caller" = $1 AND "key" = $2`, bind: [caller, key, answer.status, JSON.stringify(answer.headers), answer.body, fingerprint ?? null] });
     },
     async release(caller, key) {
       await run({ sql: `DELETE FROM ${TABLE} WHERE "caller" = $1 AND "key" = $2 AND "status" IS NULL`, bind: [caller, key] });

@@ -47,6 +47,7 @@ export type ClaimOutcome = { claimed: true } | { claimed: false; fingerprint: st
  */
 export interface IdempotencyCapability {
   claim(caller: string, key: string, fingerprint: string, ttlSeconds: number, staleSeconds: number): Promise<ClaimOutcome>;
-  complete(caller: string, key: string, answer: StoredAnswer): Promise<void>;
+  /** `fingerprint`: replaces the claim's (a streamed body's digest is known only at the end). */
+  complete(caller: string, key: string, answer: StoredAnswer, fingerprint?: string): Promise<void>;
   release(caller: string, key: string): Promise<void>;
 }

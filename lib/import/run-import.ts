@@ -72,8 +72,9 @@ export async function runImport(rows: AsyncIterable<SheetRow>, target: ImportTar
     pending = [];
     for (let from = 0; from < chunk.length; from += IMPORT_CHUNK) await resolveLookups(chunk.slice(from, from + IMPORT_CHUNK), columns, target.serviceOf, ctx);
     checkOwners(chunk, target);
-    // skip: checked only when a chunk's write meets a unique value (write-chunk.ts), not read for every chunk
-    if (!skip || options.mode === 'upsert') await markDuplicates(chunk, plan);
+    // skip: checked only when a chunk's write meets a unique value (write-chunk.ts), not read for every
+    // chunk, unless a refused write may be half done (no transactions): then before it
+    if (!skip || options.mode === 'upsert' || !target.service.database.capabilities.transactions) await markDuplicates(chunk, plan);
     if (!skip && chunk.some((r) => r.error)) {
       await validateOnly(chunk, plan);
       return settle(chunk);

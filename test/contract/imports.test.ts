@@ -2,6 +2,8 @@ import { expect } from 'chai';
 import ExcelJS from 'exceljs';
 import { API, encodeParams, expectError, forEachDriver, type Member, type Rec } from '../support/contract-app';
 import { ChangeStream, listen } from '../support/change-stream';
+import type { Sequelize } from 'sequelize';
+import type { Connection } from 'mongoose';
 
 /** POST /{resource}/import (decision 82) on both drivers: products, reviews, orders. */
 const XLSX = 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet';
@@ -165,6 +167,70 @@ forEachDriver('imports', (ctx) => {
     expect(await countSku(p)).to.equal(2);
   });
 
+  const REFUSED = 'refused by the database';
+  /** A rule on products only the database knows: PostgreSQL's CHECK, MongoDB's collection validator. */
+  const databaseRule = async (on: boolean): Promise<void> => {
+    const { registry } = ctx.app.api as unknown as { registry: { entry(name: string): { declaration: { model: unknown } } } };
+    const model = registry.entry('product').declaration.model as { sequelize?: Sequelize; db?: Connection };
+    if (ctx.driver === 'sql') {
+      await model.sequelize!.query(on ? `ALTER TABLE products ADD CONSTRAINT import_test_rule CHECK (name <> '${REFUSED}')` : 'ALTER TABLE products DROP CONSTRAINT IF EXISTS import_test_rule');
+    } else {
+      await model.db!.db!.command({ collMod: 'products', validator: on ? { name: { $ne: REFUSED } } : {} });
+    }
+  };
+
+  it('on_error=skip over several chunks: duplicates, a missing reference, schema refusals and rows only the database refuses are listed by line; exactly the good rows are stored', async () => {
+    const p = ctx.unique('skm');
+    const taken = (await ctx.product({ sku: ctx.unique('taken') })).sku as string;
+    const gone = await ctx.category({ name: ctx.unique('gone') });
+    expect((await ctx.request().delete(`${API}/categories/${String(gone.id)}`)).status).to.equal(200);
+    const n = 2600;
+    const data = Array.from({ length: n }, (_, i) => [`S ${i} ${tag}`, `${p}-${i}`, '1', '1', '']);
+    // the sheet's line of data row i is i + 2 (the header is line 1); chunks of 1,000 rows
+    const bad = new Map<number, string>([
+      [1500, 'sku'], // a sku already stored
+      [1600, 'sku'], // the sku of a row of the first chunk
+      [1700, 'sku'], // the sku of an earlier row of the same chunk
+      [1750, 'category_id'], // a category that no longer exists
+      [2500, 'price'], // no number
+    ]);
+    data[1500][1] = taken;
+    data[1600][1] = `${p}-10`;
+    data[1700][1] = `${p}-1650`;
+    data[1750][4] = String(gone.id);
+    data[2500][2] = 'cheap';
+    // past the integer field's range
+    data[1800][3] = '3000000000';
+    bad.set(1800, 'stock');
+    // a NUL character (refused by the schema)
+    data[1850][0] = `S \u0000 ${tag}`;
+    bad.set(1850, 'name');
+    // a rule only the database knows (a CHECK, a collection validator): it refuses the chunk's
+    // write without naming a row, so the chunk is halved until the rows are found
+    data[1900][0] = REFUSED;
+    data[1950][0] = REFUSED;
+    bad.set(1900, '').set(1950, '');
+    await databaseRule(true);
+    let res;
+    try {
+      res = await importCsv('products', csv([['name', 'sku', 'price', 'stock', 'category_id'], ...data]), { on_error: 'skip' });
+    } finally {
+      await databaseRule(false);
+    }
+    expect(res.status, res.text).to.equal(200);
+    expect(res.body, JSON.stringify(res.body.errors)).to.include({ rows: n, created: n - bad.size, skipped: bad.size });
+    const errors = res.body.errors as Array<{ row: number; field: string; code: string; message: string }>;
+    expect(errors.map((e) => [e.row, e.field ?? ''])).to.deep.equal([...bad].sort((a, b) => a[0] - b[0]).map(([i, field]) => [i + 2, field]));
+    expect(errors.filter((e) => e.field === null).map((e) => e.code)).to.deep.equal(['bad_request', 'bad_request']);
+    expect(errors.filter((e) => e.field === 'sku').map((e) => e.code)).to.deep.equal(['unique', 'unique', 'unique']);
+    for (const e of errors) expect(e.message).to.be.a('string').and.not.equal('');
+    // the good rows' skus are distinct and a stored sku is unique: the count and the bad rows' own skus absent say exactly which
+    expect(await countSku(p)).to.equal(n - bad.size);
+    for (const i of [1750, 1800, 1850, 1900, 1950, 2500]) expect(await countSku(`${p}-${i}`), `row ${i + 2}`).to.equal(0);
+    for (const i of [0, 999, 1000, 1499, 1501, 1749, 1751, 1799, 1801, 1849, 1851, 1899, 1901, 1949, 1951, 2499, 2501, n - 1]) expect(await countSku(`${p}-${i}`), `row ${i + 2}`).to.equal(1);
+    expect(await ctx.count('products', { attr: { sku: taken } })).to.equal(1);
+  });
+
   it('mode=upsert by the declared keys: creates and updates; a key repeated in the file is an error on its later row', async () => {
     const p = ctx.unique('up');
     const old = await ctx.product({ sku: `${p}-1`, name: 'Old', price: 1 });
@@ -271,6 +337,35 @@ forEachDriver('imports', (ctx) => {
     expect(again.headers['idempotent-replayed']).to.equal('true');
     expect(again.body).to.deep.equal(first.body);
     expect(await countSku(p)).to.equal(1);
+  });
+
+  it('Idempotency-Key: the file\'s bytes are in the fingerprint: the same file replays, another file is a 422 (raw CSV, multipart xlsx)', async () => {
+    const p = ctx.unique('idf');
+    const key = ctx.unique('key');
+    const one = csv([['name', 'sku', 'price'], [`F1 ${tag}`, `${p}-1`, '1']]);
+    const first = await importCsv('products', one, { on_error: 'skip' }).set('Idempotency-Key', key);
+    expect(first.status, first.text).to.equal(200);
+    const other = csv([['name', 'sku', 'price'], [`F2 ${tag}`, `${p}-2`, '2']]);
+    expectError(await importCsv('products', other, { on_error: 'skip' }).set('Idempotency-Key', key), 422, 'idempotency_key_reused');
+    const again = await importCsv('products', one, { on_error: 'skip' }).set('Idempotency-Key', key);
+    expect(again.status, again.text).to.equal(200);
+    expect(again.headers['idempotent-replayed']).to.equal('true');
+    expect(again.body).to.deep.equal(first.body);
+    expect(await countSku(p)).to.equal(1);
+    // multipart: each send has another boundary; the file part's bytes are what is compared
+    const q = ctx.unique('idm');
+    const mkey = ctx.unique('key');
+    const send = (file: Buffer) => ctx.request().post(`${API}/products/import`).set('Idempotency-Key', mkey).attach('file', file, { filename: 'p.xlsx', contentType: XLSX });
+    const book = await xlsx([['name', 'sku', 'price'], [`MX1 ${tag}`, `${q}-1`, 1], [`MX2 ${tag}`, `${q}-2`, 2]]);
+    const m1 = await send(book);
+    expect(m1.status, m1.text).to.equal(200);
+    expect(m1.headers['idempotent-replayed']).to.equal(undefined);
+    const m2 = await send(book);
+    expect(m2.status, m2.text).to.equal(200);
+    expect(m2.headers['idempotent-replayed']).to.equal('true');
+    expect(m2.body).to.deep.equal(m1.body);
+    expectError(await send(await xlsx([['name', 'sku', 'price'], [`MX3 ${tag}`, `${q}-3`, 3]])), 422, 'idempotency_key_reused');
+    expect(await countSku(q)).to.equal(2);
   });
 
   it('configured limits (REST_IMPORT_MAX_BYTES, REST_IMPORT_ATOMIC_ROWS) and the read cache bumped by an import', async () => {
