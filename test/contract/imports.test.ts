@@ -231,6 +231,35 @@ forEachDriver('imports', (ctx) => {
     expect(await ctx.count('products', { attr: { sku: taken } })).to.equal(1);
   });
 
+  it('on_error=skip without transactions (MongoDB transactions: false): unique values are checked before each write; a refusal that names no row fails the import', async function () {
+    if (ctx.driver !== 'mongo') this.skip();
+    const app = await ctx.exampleAppWith({}, { mongoTransactions: false });
+    try {
+      const { default: supertest } = await import('supertest');
+      const post = (text: string) => supertest(app.app).post(`${API}/products/import`).query({ on_error: 'skip' }).set('Authorization', `Bearer ${app.info.adminToken}`).set('Content-Type', 'text/csv').send(text);
+      const p = ctx.unique('ntx');
+      const taken = (await ctx.product({ sku: ctx.unique('taken') })).sku as string;
+      const res = await post(csv([['name', 'sku', 'price'], [`N1 ${tag}`, `${p}-1`, '1'], [`N2 ${tag}`, taken, '1'], [`N3 ${tag}`, `${p}-1`, '1'], [`N4 ${tag}`, `${p}-4`, '1']]));
+      expect(res.status, res.text).to.equal(200);
+      expect(res.body).to.include({ rows: 4, created: 2, skipped: 2 });
+      expect((res.body.errors as Array<{ row: number; code: string }>).map((e) => [e.row, e.code])).to.deep.equal([[3, 'unique'], [4, 'unique']]);
+      expect(await countSku(p)).to.equal(2);
+      // an ordered insert stopped at a refused row wrote the rows before it: they are not written again
+      const q = ctx.unique('ntq');
+      await databaseRule(true);
+      let refused;
+      try {
+        refused = await post(csv([['name', 'sku', 'price'], [`Q1 ${tag}`, `${q}-1`, '1'], [REFUSED, `${q}-2`, '1'], [`Q3 ${tag}`, `${q}-3`, '1']]));
+      } finally {
+        await databaseRule(false);
+      }
+      expectError(refused, 400, 'bad_request', /validation rules/);
+      expect(await countSku(q)).to.equal(1);
+    } finally {
+      await app.close();
+    }
+  });
+
   it('mode=upsert by the declared keys: creates and updates; a key repeated in the file is an error on its later row', async () => {
     const p = ctx.unique('up');
     const old = await ctx.product({ sku: `${p}-1`, name: 'Old', price: 1 });
