@@ -87,7 +87,8 @@ export async function markDuplicates(rows: BuiltRow[], plan: ChunkPlan): Promise
 async function writeOnce(rows: BuiltRow[], plan: ChunkPlan): Promise<ChunkOutcome> {
   const records = rows.map((r) => r.record);
   if (plan.mode === 'insert') {
-    const result = await plan.service.storeItems(records, true, plan.ctx, { itemKey: 'row' });
+    // only counted: the new records are not read back (unless an afterCreate hook needs them)
+    const result = await plan.service.storeItems(records, true, plan.ctx, { itemKey: 'row', keysOnly: true });
     const created = 'models' in result ? result.models.length : 1;
     // emptied: promoted dead arrays keep young rows alive (row-batches.ts)
     if ('models' in result) result.models.length = 0;
