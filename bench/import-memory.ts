@@ -13,7 +13,8 @@ import { startChild, type Child } from './child';
  * the import, the same after a full collection when the server runs with --expose-gc (what the
  * import left behind). BENCH_SERVER_FLAGS: node flags of the server (e.g. `--expose-gc`,
  * `--max-semi-space-size=4`). BENCH_PROFILE_PROMOTED=<file>: a sampling heap profile of what
- * outlived the young generation during the import (child.ts). Prints one line per figure.
+ * outlived the young generation during the import (child.ts); BENCH_PROFILE_CPU=<file>: a CPU
+ * profile of the import. Prints one line per figure.
  */
 const ROWS = Number(process.env.BENCH_IMPORT_ROWS ?? 300_000);
 const MB = 1048576;
@@ -90,8 +91,8 @@ async function main(): Promise<void> {
         peak.arrayBuffers = Math.max(peak.arrayBuffers, m.arrayBuffers);
       });
     }, 250);
-    const profile = process.env.BENCH_PROFILE_PROMOTED;
-    if (profile) await profiled(server, { profile: 'start-promoted' }, 'profiling');
+    const profile = process.env.BENCH_PROFILE_PROMOTED ?? process.env.BENCH_PROFILE_CPU;
+    if (profile) await profiled(server, { profile: process.env.BENCH_PROFILE_PROMOTED ? 'start-promoted' : 'start' }, 'profiling');
     const started = performance.now();
     let answer: { created?: number };
     try {
