@@ -13,7 +13,8 @@ import { startChild, type Child } from './child';
  * the import, the same after a full collection when the server runs with --expose-gc (what the
  * import left behind). BENCH_SERVER_FLAGS: node flags of the server (e.g. `--expose-gc`,
  * `--max-semi-space-size=4`). BENCH_PROFILE_PROMOTED=<file>: a sampling heap profile of what
- * outlived the young generation during the import (child.ts); BENCH_PROFILE_CPU=<file>: a CPU
+ * outlived the young generation during the import (child.ts); BENCH_PROFILE_ALLOCATED=<file>: of
+ * every allocation, collected or not (where the garbage comes from); BENCH_PROFILE_CPU=<file>: a CPU
  * profile of the import. Prints one line per figure.
  */
 const ROWS = Number(process.env.BENCH_IMPORT_ROWS ?? 300_000);
@@ -44,12 +45,15 @@ function rssOf(pid: number): number {
   }
 }
 
-function memoryOf(server: Child<unknown>, message: 'memory?' | 'gc-memory?'): Promise<NodeJS.MemoryUsage> {
+type Sample = NodeJS.MemoryUsage & { spaces: Record<string, number> };
+
+function memoryOf(server: Child<unknown>, message: 'memory?' | 'gc-memory?'): Promise<Sample> {
   return new Promise((resolve) => {
     const on = (m: unknown) => {
       if (!m || typeof m !== 'object' || !('memory' in m)) return;
       server.process.off('message', on);
-      resolve((m as { memory: NodeJS.MemoryUsage }).memory);
+      const { memory, spaces } = m as { memory: NodeJS.MemoryUsage; spaces: Record<string, number> };
+      resolve({ ...memory, spaces });
     };
     server.process.on('message', on);
     server.process.send(message);
@@ -81,7 +85,7 @@ async function main(): Promise<void> {
     if (!warm.ok) throw new Error(`warm-up import -> ${warm.status}: ${await warm.text()}`);
     const idle = await memoryOf(server, 'gc-memory?');
     const baseline = rssOf(pid);
-    const peak = { rss: baseline, heapUsed: 0, heapTotal: 0, external: 0, arrayBuffers: 0 };
+    const peak = { rss: baseline, heapUsed: 0, heapTotal: 0, external: 0, arrayBuffers: 0, spaces: {} as Record<string, number> };
     const rssTimer = setInterval(() => (peak.rss = Math.max(peak.rss, rssOf(pid))), 50);
     const heapTimer = setInterval(() => {
       void memoryOf(server, 'memory?').then((m) => {
@@ -89,10 +93,12 @@ async function main(): Promise<void> {
         peak.heapTotal = Math.max(peak.heapTotal, m.heapTotal);
         peak.external = Math.max(peak.external, m.external);
         peak.arrayBuffers = Math.max(peak.arrayBuffers, m.arrayBuffers);
+        for (const [space, size] of Object.entries(m.spaces)) peak.spaces[space] = Math.max(peak.spaces[space] ?? 0, size);
       });
     }, 250);
-    const profile = process.env.BENCH_PROFILE_PROMOTED ?? process.env.BENCH_PROFILE_CPU;
-    if (profile) await profiled(server, { profile: process.env.BENCH_PROFILE_PROMOTED ? 'start-promoted' : 'start' }, 'profiling');
+    const profile = process.env.BENCH_PROFILE_PROMOTED ?? process.env.BENCH_PROFILE_ALLOCATED ?? process.env.BENCH_PROFILE_CPU;
+    const kind = process.env.BENCH_PROFILE_PROMOTED ? 'start-promoted' : process.env.BENCH_PROFILE_ALLOCATED ? 'start-heap' : 'start';
+    if (profile) await profiled(server, { profile: kind }, 'profiling');
     const started = performance.now();
     let answer: { created?: number };
     try {
@@ -113,6 +119,7 @@ async function main(): Promise<void> {
       `RSS: ${mb(baseline)} before -> peak ${mb(peak.rss)} (+${mb(peak.rss - baseline)})`,
       `heap used: ${mb(idle.heapUsed)} idle -> peak ${mb(peak.heapUsed)}; heap committed: ${mb(idle.heapTotal)} -> peak ${mb(peak.heapTotal)}`,
       `external: peak ${mb(peak.external)}; array buffers: peak ${mb(peak.arrayBuffers)}`,
+      `V8 spaces committed, idle -> peak: ${Object.keys(peak.spaces).filter((s) => peak.spaces[s] >= MB).map((s) => `${s} ${mb(idle.spaces[s] ?? 0)} -> ${mb(peak.spaces[s])}`).join(', ')}`,
       `after the import${flags.includes('--expose-gc') ? ' and a full collection' : ''}: heap used ${mb(after.heapUsed)}, committed ${mb(after.heapTotal)}, RSS ${mb(after.rss)}`,
     ].join('\n'));
   } finally {
