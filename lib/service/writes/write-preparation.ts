@@ -67,7 +67,8 @@ export class WritePreparation extends ResourceReads {
       // the types as sent, before a schema's casts could turn `[1]` into 1
       checkValues(info, attributes, at, errors);
       // what the server sets (owner, a relation's parent key) stays set even when not fillable
-      const record = stamp(await validateItem(rules.schema, attributes, info.fillable, at, errors), rules.stamped);
+      const validated = validateItem(rules.schema, attributes, info.fillable, at, errors);
+      const record = stamp(validated instanceof Promise ? await validated : validated, rules.stamped);
       checkValues(info, record, at, errors);
       records.push(record);
     }
