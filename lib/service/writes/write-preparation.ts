@@ -57,7 +57,7 @@ export class WritePreparation extends ResourceReads {
       const raw = item as Record<string, unknown>;
       const at = prefix(index);
       // fieldsByRole: each field the caller's roles may not write is an error of its own (decision 39)
-      if (rules.prohibited.size > 0) for (const field of Object.keys(raw)) if (rules.prohibited.has(field)) addError(errors, `${at}${field}`, `The ${field} field is prohibited.`);
+      if (rules.prohibited.size > 0) for (const field in raw) if (rules.prohibited.has(field) && Object.prototype.hasOwnProperty.call(raw, field)) addError(errors, `${at}${field}`, `The ${field} field is prohibited.`);
       // grantableRoles: a role name the caller may not grant is an error of the roles field (decision 68)
       if (rules.roles && Object.prototype.hasOwnProperty.call(raw, rules.roles.field) && !rules.prohibited.has(rules.roles.field)) {
         const refused = rules.roles.check(raw[rules.roles.field]);
