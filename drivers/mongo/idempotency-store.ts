@@ -43,5 +43,8 @@ export function mongoIdempotencyStore(db: () => Db): IdempotencyCapability {
     async release(caller, key) {
       await collection().deleteOne({ caller, key, status: null });
     },
+    async touch(caller, key) {
+      await collection().updateOne({ caller, key, status: null }, { $set: { started_at: new Date() } });
+    },
   };
 }

@@ -46,5 +46,8 @@ export function sqlIdempotencyStore(run: (statement: SqlStatement) => Promise<Re
     async release(caller, key) {
       await run({ sql: `DELETE FROM ${TABLE} WHERE "caller" = $1 AND "key" = $2 AND "status" IS NULL`, bind: [caller, key] });
     },
+    async touch(caller, key) {
+      await run({ sql: `UPDATE ${TABLE} SET "started_at" = now() WHERE "caller" = $1 AND "key" = $2 AND "status" IS NULL`, bind: [caller, key] });
+    },
   };
 }

@@ -90,15 +90,24 @@ export async function holdKey(gate: IdempotencyGate | undefined, route: RouteDef
     if (found.fingerprint !== theirs) throw new ApiError('idempotency_key_reused', 'This Idempotency-Key was used with another request (method, path or body).');
     return new Reply(found.answer.status, null, { ...found.answer.headers, 'Idempotent-Replayed': 'true' }, found.answer.body);
   }
+  // a long request (an import) keeps its claim fresh: a retry must not take over a claim whose
+  // request still runs; a crashed instance stops beating and its claim goes stale as before
+  const beat = route.longRunning && store.touch ? setInterval(() => void store.touch!(caller, key).catch(() => undefined), Math.max(1000, (gate.staleSeconds * 1000) / 3)) : null;
+  beat?.unref();
+  const stop = () => beat && clearInterval(beat);
   return {
     complete: (status, headers, body, bodyDigest) => {
+      stop();
       const kept: Record<string, string> = {};
       for (const [name, value] of Object.entries(headers)) if (KEPT_HEADERS.includes(name.toLowerCase())) kept[name] = value;
       // a streamed body never reported keeps the placeholder: its repeats are 422s, never a second run
       const final = route.streamedBody && bodyDigest !== undefined ? fingerprintOf(req, route, bodyDigest) : undefined;
       return status >= 200 && status < 300 ? store.complete(caller, key, { status, headers: kept, body }, final) : store.release(caller, key);
     },
-    release: () => store.release(caller, key),
+    release: () => {
+      stop();
+      return store.release(caller, key);
+    },
   };
 }
 

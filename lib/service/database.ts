@@ -121,6 +121,7 @@ export class Database {
       claim: (...args) => this.guarded(() => store.claim(...args)),
       complete: (...args) => this.guarded(() => store.complete(...args)),
       release: (...args) => this.guarded(() => store.release(...args)),
+      ...(store.touch ? { touch: (caller: string, key: string) => this.guarded(() => store.touch!(caller, key)) } : {}),
     };
   }
 

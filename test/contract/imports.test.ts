@@ -4,6 +4,7 @@ import { API, encodeParams, expectError, forEachDriver, type Member, type Rec } 
 import { ChangeStream, listen } from '../support/change-stream';
 import type { Sequelize } from 'sequelize';
 import type { Connection } from 'mongoose';
+import type { AddressInfo } from 'node:net';
 
 /** POST /{resource}/import (decision 82) on both drivers: products, reviews, orders. */
 const XLSX = 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet';
@@ -395,6 +396,44 @@ forEachDriver('imports', (ctx) => {
     expect(m2.body).to.deep.equal(m1.body);
     expectError(await send(await xlsx([['name', 'sku', 'price'], [`MX3 ${tag}`, `${q}-3`, 3]])), 422, 'idempotency_key_reused');
     expect(await countSku(q)).to.equal(2);
+  });
+
+  it('Idempotency-Key: a long import keeps its claim past REST_IDEMPOTENCY_STALE_S, so a retry meanwhile is a 409, never a second import', async () => {
+    const saved = process.env.REST_IDEMPOTENCY_STALE_S;
+    process.env.REST_IDEMPOTENCY_STALE_S = '2';
+    const app = await ctx.exampleAppWith({});
+    if (saved === undefined) delete process.env.REST_IDEMPOTENCY_STALE_S;
+    else process.env.REST_IDEMPOTENCY_STALE_S = saved;
+    const server = app.app.listen(0);
+    await new Promise((r) => server.once('listening', r));
+    try {
+      const p = ctx.unique('slow');
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}${API}/products/import?on_error=skip`;
+      const headers = { authorization: `Bearer ${app.info.adminToken}`, 'content-type': 'text/csv', 'idempotency-key': ctx.unique('key') };
+      const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+      // the file arrives over 4 s: the first import runs that long, twice the stale time
+      let sent = 0;
+      const body = new ReadableStream<Uint8Array>({
+        async pull(controller) {
+          if (sent === 0) controller.enqueue(Buffer.from('name,sku,price\n'));
+          if (sent === 8) return controller.close();
+          await sleep(500);
+          controller.enqueue(Buffer.from(`Slow ${sent} ${tag},${p}-${sent},1\n`));
+          sent += 1;
+        },
+      });
+      const first = fetch(url, { method: 'POST', headers, body, duplex: 'half' } as RequestInit);
+      await sleep(3000);
+      const retry = await fetch(url, { method: 'POST', headers, body: `name,sku,price\nRetry ${tag},${p}-retry,1\n` });
+      expect(retry.status, await retry.text()).to.equal(409);
+      const done = await first;
+      expect(done.status).to.equal(200);
+      expect(await done.json()).to.include({ rows: 8, created: 8 });
+      expect(await countSku(p)).to.equal(8);
+    } finally {
+      server.close();
+      await app.close();
+    }
   });
 
   it('configured limits (REST_IMPORT_MAX_BYTES, REST_IMPORT_ATOMIC_ROWS) and the read cache bumped by an import', async () => {
