@@ -1,5 +1,10 @@
-import { readFileSync } from 'node:fs';
+import { createReadStream, createWriteStream, readFileSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { tmpdir } from 'node:os';
+import { once } from 'node:events';
 import { cpus, loadavg } from 'node:os';
+
 import { Readable } from 'node:stream';
 import { startPostgres } from '../lib/testing';
 import { startChild, type Child } from './child';
@@ -13,7 +18,8 @@ import { startChild, type Child } from './child';
  * the import, the same after a full collection when the server runs with --expose-gc (what the
  * import left behind). BENCH_SERVER_FLAGS: node flags of the server (e.g. `--expose-gc`,
  * `--max-semi-space-size=4`). BENCH_PROFILE_PROMOTED=<file>: a sampling heap profile of what
- * outlived the young generation during the import (child.ts); BENCH_PROFILE_ALLOCATED=<file>: of
+ * outlived the young generation during the import (child.ts); BENCH_IMPORT_FILE=1: the CSV
+ * written to a file first and sent from it, as bench:import does; BENCH_PROFILE_ALLOCATED=<file>: of
  * every allocation, collected or not (where the garbage comes from); BENCH_PROFILE_CPU=<file>: a CPU
  * profile of the import. Prints one line per figure.
  */
@@ -72,7 +78,18 @@ function profiled(server: Child<unknown>, command: object, answer: string): Prom
   });
 }
 
+/** BENCH_IMPORT_FILE=1: the CSV written to a file first and sent from it (as bench:import sends it). */
+async function fileBody(dir: string): Promise<ReadableStream<Uint8Array>> {
+  const path = join(dir, 'products.csv');
+  const out = createWriteStream(path);
+  for await (const chunk of Readable.fromWeb(csvStream(ROWS) as never)) if (!out.write(chunk)) await once(out, 'drain');
+  out.end();
+  await once(out, 'finish');
+  return Readable.toWeb(createReadStream(path)) as ReadableStream<Uint8Array>;
+}
+
 async function main(): Promise<void> {
+  const dir = await mkdtemp(join(tmpdir(), 'grr-import-memory-'));
   const db = await startPostgres();
   const flags = (process.env.BENCH_SERVER_FLAGS ?? '').split(' ').filter(Boolean);
   const server = await startChild<{ port: number; token: string }>('import-server.ts', [db.uri], flags);
@@ -102,7 +119,8 @@ async function main(): Promise<void> {
     const started = performance.now();
     let answer: { created?: number };
     try {
-      const res = await fetch(`${base}/products/import?on_error=skip`, { method: 'POST', headers: { authorization: `Bearer ${server.ready.token}`, 'content-type': 'text/csv' }, body: csvStream(ROWS), duplex: 'half' } as RequestInit);
+      const body = process.env.BENCH_IMPORT_FILE ? await fileBody(dir) : csvStream(ROWS);
+      const res = await fetch(`${base}/products/import?on_error=skip`, { method: 'POST', headers: { authorization: `Bearer ${server.ready.token}`, 'content-type': 'text/csv' }, body, duplex: 'half' } as RequestInit);
       answer = (await res.json()) as { created?: number };
       if (!res.ok || answer.created !== ROWS) throw new Error(`import -> ${res.status}: ${JSON.stringify(answer).slice(0, 300)}`);
     } finally {
@@ -125,6 +143,7 @@ async function main(): Promise<void> {
   } finally {
     await server.stop();
     await db.stop();
+    await rm(dir, { recursive: true, force: true });
   }
   process.exit(0);
 }
