@@ -12,7 +12,8 @@ import { startChild } from './child';
 /**
  * `npm run bench:import` (issue 51): a CSV of BENCH_IMPORT_ROWS (default 1,000,000) products
  * imported with `on_error=skip` into the example app on embedded PostgreSQL, the server in a
- * process of its own whose RSS is sampled every 100 ms; in the same run, the library's JSON bulk
+ * process of its own (a fresh one for each import and each bulk store, warmed by one small request)
+ * whose RSS is sampled every 100 ms; in the same run, the library's JSON bulk
  * store of the same rows (POST /products, 1,000 a request, one after another) and PostgreSQL's own
  * `COPY ... FROM` of the same file, each into emptied products. Prints the machine's load and a
  * markdown table: figure, ratio, aim, met/missed. BENCH_ROUNDS (default 3) rounds whose order
@@ -58,55 +59,75 @@ async function main(): Promise<void> {
   log(`${ROWS} rows, ${(statSync(file).size / 1048576).toFixed(1)} MB of CSV`);
   const db = await startPostgres();
   // BENCH_SERVER_FLAGS: node flags of the server process (e.g. --max-old-space-size=128 to see what of its RSS is heap slack)
-  const server = await startChild<{ port: number; token: string }>('import-server.ts', [db.uri], (process.env.BENCH_SERVER_FLAGS ?? '').split(' ').filter(Boolean));
-  const pid = server.process.pid!;
-  const base = `http://127.0.0.1:${server.ready.port}/api/v1`;
-  const auth = { authorization: `Bearer ${server.ready.token}` };
+  const flags = (process.env.BENCH_SERVER_FLAGS ?? '').split(' ').filter(Boolean);
   const pg = new Client({ connectionString: db.uri });
   await pg.connect();
   const empty = () => pg.query('TRUNCATE products RESTART IDENTITY CASCADE');
   const loads: number[] = [loadavg()[0]];
   const figures: Record<string, Array<{ seconds: number; peak: number }>> = { import: [], bulk: [], copy: [] };
-  const timed = async (name: string, work: () => Promise<void>) => {
-    await empty();
-    await pg.query('VACUUM ANALYZE products');
-    const baseline = rssOf(pid);
-    let peak = baseline;
-    const sampler = setInterval(() => (peak = Math.max(peak, rssOf(pid))), 100);
-    const started = performance.now();
+  interface Served {
+    base: string;
+    auth: Record<string, string>;
+  }
+  /**
+   * One side of a round. The import and the bulk store each get a server process of their own,
+   * started for the side and warmed by one small request of its kind: its peak RSS is the side's
+   * own, not what an earlier side left in the heap (V8 keeps what it grew to).
+   */
+  const timed = async (name: string, work: (server: Served) => Promise<void>, warm?: (server: Served) => Promise<void>) => {
+    const child = warm ? await startChild<{ port: number; token: string }>('import-server.ts', [db.uri], flags) : null;
+    const served: Served = { base: `http://127.0.0.1:${child?.ready.port ?? 0}/api/v1`, auth: { authorization: `Bearer ${child?.ready.token ?? ''}` } };
     try {
-      await work();
+      if (warm) await warm(served);
+      await empty();
+      await pg.query('VACUUM ANALYZE products');
+      const pid = child?.process.pid;
+      const baseline = pid ? rssOf(pid) : 0;
+      let peak = baseline;
+      const sampler = setInterval(() => (peak = pid ? Math.max(peak, rssOf(pid)) : 0), 100);
+      const started = performance.now();
+      try {
+        await work(served);
+      } finally {
+        clearInterval(sampler);
+      }
+      const seconds = (performance.now() - started) / 1000;
+      loads.push(loadavg()[0]);
+      const { rows } = await pg.query<{ n: string }>('SELECT count(*) AS n FROM products');
+      if (Number(rows[0].n) !== ROWS) throw new Error(`${name}: ${rows[0].n} rows stored, ${ROWS} expected`);
+      figures[name].push({ seconds, peak });
+      log(`${name}: ${seconds.toFixed(1)} s, ${Math.round(ROWS / seconds)} rows/s${pid ? `, server RSS ${Math.round(baseline / 1048576)} -> peak ${Math.round(peak / 1048576)} MB` : ''}`);
     } finally {
-      clearInterval(sampler);
+      await child?.stop();
     }
-    const seconds = (performance.now() - started) / 1000;
-    loads.push(loadavg()[0]);
-    const { rows } = await pg.query<{ n: string }>('SELECT count(*) AS n FROM products');
-    if (Number(rows[0].n) !== ROWS) throw new Error(`${name}: ${rows[0].n} rows stored, ${ROWS} expected`);
-    figures[name].push({ seconds, peak });
-    log(`${name}: ${seconds.toFixed(1)} s, ${Math.round(ROWS / seconds)} rows/s, server RSS ${Math.round(baseline / 1048576)} -> peak ${Math.round(peak / 1048576)} MB`);
   };
   try {
     log(`load before: ${loadavg().map((l) => l.toFixed(2)).join(', ')}`);
+    // the example app creates its tables on start
+    await (await startChild('import-server.ts', [db.uri], flags)).stop();
     // COPY needs the timestamps the library sets: defaults for this run only
     await pg.query('ALTER TABLE products ALTER created_at SET DEFAULT now(), ALTER updated_at SET DEFAULT now()');
-    const importSide = () => timed('import', async () => {
-      const res = await fetch(`${base}/products/import?on_error=skip`, { method: 'POST', headers: { ...auth, 'content-type': 'text/csv' }, body: Readable.toWeb(createReadStream(file)) as ReadableStream, duplex: 'half' } as RequestInit);
+    const importFile = async ({ base, auth }: Served, body: ReadableStream | string, rows: number) => {
+      const res = await fetch(`${base}/products/import?on_error=skip`, { method: 'POST', headers: { ...auth, 'content-type': 'text/csv' }, body, duplex: 'half' } as RequestInit);
       const answer = (await res.json()) as { rows?: number; created?: number; skipped?: number };
-      if (!res.ok || answer.created !== ROWS) throw new Error(`import -> ${res.status}: ${JSON.stringify(answer).slice(0, 300)}`);
-    });
-    const bulkSide = () => timed('bulk', async () => {
-      for (let from = 0; from < ROWS; from += CHUNK) {
-        const product = [];
-        for (let i = from; i < Math.min(ROWS, from + CHUNK); i += 1) {
-          const [name, sku, price, stock, status, description, featured] = row(i);
-          product.push({ name, sku, price: Number(price), stock: Number(stock), status, description: description === '' ? null : description, featured: featured === 'true' });
-        }
-        const res = await fetch(`${base}/products`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify({ product }) });
-        if (!res.ok) throw new Error(`bulk store -> ${res.status}: ${(await res.text()).slice(0, 300)}`);
-        await res.arrayBuffer();
+      if (!res.ok || answer.created !== rows) throw new Error(`import -> ${res.status}: ${JSON.stringify(answer).slice(0, 300)}`);
+    };
+    const importSide = () =>
+      timed('import', (served) => importFile(served, Readable.toWeb(createReadStream(file)) as ReadableStream, ROWS), (served) => importFile(served, `${COLUMNS.join(',')}\n${row(ROWS + 1).map(quote).join(',')}\n`, 1));
+    const store = async ({ base, auth }: Served, from: number, to: number) => {
+      const product = [];
+      for (let i = from; i < to; i += 1) {
+        const [name, sku, price, stock, status, description, featured] = row(i);
+        product.push({ name, sku, price: Number(price), stock: Number(stock), status, description: description === '' ? null : description, featured: featured === 'true' });
       }
-    });
+      const res = await fetch(`${base}/products`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify({ product }) });
+      if (!res.ok) throw new Error(`bulk store -> ${res.status}: ${(await res.text()).slice(0, 300)}`);
+      await res.arrayBuffer();
+    };
+    const bulkSide = () =>
+      timed('bulk', async (served) => {
+        for (let from = 0; from < ROWS; from += CHUNK) await store(served, from, Math.min(ROWS, from + CHUNK));
+      }, (served) => store(served, ROWS + 2, ROWS + 3));
     const copySide = () => timed('copy', async () => {
       await pg.query(`COPY products (${COLUMNS.join(', ')}) FROM '${file.replace(/'/g, "''")}' WITH (FORMAT csv, HEADER true, NULL '')`);
     });
@@ -118,7 +139,6 @@ async function main(): Promise<void> {
     await pg.query('ALTER TABLE products ALTER created_at DROP DEFAULT, ALTER updated_at DROP DEFAULT');
   } finally {
     await pg.end().catch(() => undefined);
-    await server.stop();
     await db.stop();
     await rm(dir, { recursive: true, force: true });
   }

@@ -43,13 +43,16 @@ export function mongoIdempotencyStore(db: () => Db, session: (tx: unknown) => Cl
     async markCommitted(caller, key, tx) {
       await collection().updateOne({ caller, key }, { $set: { committed: true } }, { session: session(tx) });
     },
-    async complete(caller, key, answer) {
-      await collection().updateOne({ caller, key }, { $set: { status: answer.status, headers: answer.headers, body: answer.body } });
+    async complete(caller, key, answer, fingerprint) {
+      await collection().updateOne({ caller, key }, { $set: { status: answer.status, headers: answer.headers, body: answer.body, ...(fingerprint === undefined ? {} : { fingerprint }) } });
     },
     async release(caller, key) {
       // a request that failed after its writes committed (an after-hook threw) keeps its key, as lost: a retry must not write again
       const { deletedCount } = await collection().deleteOne({ caller, key, status: null, committed: { $ne: true } });
       if (deletedCount === 0) await collection().updateOne({ caller, key, status: null, committed: true }, { $set: { started_at: new Date(0) } });
+    },
+    async touch(caller, key) {
+      await collection().updateOne({ caller, key, status: null }, { $set: { started_at: new Date() } });
     },
   };
 }

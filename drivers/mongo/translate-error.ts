@@ -155,6 +155,10 @@ export function translateMongoError(error: unknown): DatabaseErrorInfo | null {
   if (e.codeName === 'BSONObjectTooLarge' || e.code === 10334 || e.code === 4568 || e.code === 4031700) {
     return { type: 'bad_request', message: TOO_LARGE };
   }
+  // a document the collection's validator refuses (DocumentValidationFailure): the sender's data, as
+  // PostgreSQL's CHECK violation (23514) is a bad_request
+  const written = Array.isArray(e.writeErrors) ? ((e.writeErrors[0] as { err?: ErrorLike } | undefined)?.err ?? (e.writeErrors[0] as ErrorLike | undefined)) : undefined;
+  if (e.code === 121 || e.codeName === 'DocumentValidationFailure' || written?.code === 121) return { type: 'bad_request', message: 'A record does not pass the collection\'s validation rules.' };
   if (name.startsWith('Mongo')) return { type: 'database_error' };
   return null;
 }

@@ -50,8 +50,8 @@ export function sqlIdempotencyStore(run: Run, runIn: (statement: SqlStatement, t
     async markCommitted(caller, key, tx) {
       await runIn({ sql: `UPDATE ${TABLE} SET "committed" = true WHERE "caller" = $1 AND "key" = $2`, bind: [caller, key] }, tx);
     },
-    async complete(caller, key, answer) {
-      await run({ sql: `UPDATE ${TABLE} SET "status" = $3, "headers" = $4::jsonb, "body" = $5 WHERE "caller" = $1 AND "key" = $2`, bind: [caller, key, answer.status, JSON.stringify(answer.headers), answer.body] });
+    async complete(caller, key, answer, fingerprint) {
+      await run({ sql: `UPDATE ${TABLE} SET "status" = $3, "headers" = $4::jsonb, "body" = $5, "fingerprint" = COALESCE($6, "fingerprint") WHERE "caller" = $1 AND "key" = $2`, bind: [caller, key, answer.status, JSON.stringify(answer.headers), answer.body, fingerprint ?? null] });
     },
     async release(caller, key) {
       // a request that failed after its writes committed (an after-hook threw) keeps its key, as lost: a retry must not write again
@@ -60,6 +60,9 @@ export function sqlIdempotencyStore(run: Run, runIn: (statement: SqlStatement, t
           `UPDATE ${TABLE} SET "started_at" = '-infinity' WHERE "caller" = $1 AND "key" = $2 AND "status" IS NULL AND "committed"`,
         bind: [caller, key],
       });
+    },
+    async touch(caller, key) {
+      await run({ sql: `UPDATE ${TABLE} SET "started_at" = now() WHERE "caller" = $1 AND "key" = $2 AND "status" IS NULL`, bind: [caller, key] });
     },
   };
 }

@@ -72,6 +72,9 @@ export interface IdempotencyCapability {
    * again, even when its instance stops before `complete`.
    */
   markCommitted(caller: string, key: string, tx: unknown): Promise<void>;
-  complete(caller: string, key: string, answer: StoredAnswer): Promise<void>;
+  /** `fingerprint`: replaces the claim's (a streamed body's digest is known only at the end). */
+  complete(caller: string, key: string, answer: StoredAnswer, fingerprint?: string): Promise<void>;
   release(caller: string, key: string): Promise<void>;
+  /** A claim whose request still runs (an import) kept from going stale; absent: long requests may be taken over after `staleSeconds`. */
+  touch?(caller: string, key: string): Promise<void>;
 }

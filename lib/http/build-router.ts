@@ -31,6 +31,7 @@ function handler(route: RouteDefinition, options: RouterOptions): RequestHandler
     const ctx = contextOf(res);
     let result: unknown;
     let held: HeldKey | null = null;
+    let bodyDigest: string | undefined;
     try {
       // parsed from the URL and checked against what the route accepts (query/read-params.ts)
       const params = readParams(req, accepted, read);
@@ -41,10 +42,12 @@ function handler(route: RouteDefinition, options: RouterOptions): RequestHandler
       if (key instanceof Reply) result = key;
       else {
         held = key;
+        // a streamed body's digest is reported by the handler once read (decision 80, routes.ts StreamedBody)
+        const input = { req, res, ctx, params, ...(held && route.streamedBody ? { bodyDigest: (digest: string) => (bodyDigest = digest) } : {}) };
         // the request deadline (armed in `run`) answers for a slow route; the work goes on to its
         // end behind it, so what it commits is still followed by the cache bump below
         if (held) holdFor(ctx, held.mark);
-        result = await (options.around ? options.around(route, ctx, () => route.handler({ req, res, ctx, params })) : route.handler({ req, res, ctx, params }));
+        result = await (options.around ? options.around(route, ctx, () => route.handler(input)) : route.handler(input));
       }
     } catch (error) {
       // nothing stored for a failed request; a store that fails too must not hide the request's own error
@@ -59,7 +62,7 @@ function handler(route: RouteDefinition, options: RouterOptions): RequestHandler
     const json = result instanceof Reply ? result.json : toJson(result);
     // stored also when the deadline answered already: what was written is written
     // a store that fails here leaves the key claimed until it is stale: the answer still goes out
-    if (held) await held.complete(result instanceof Reply ? result.status : 200, answerHeaders(res, result instanceof Reply ? result.headers : {}), json ?? JSON.stringify(serialize((result as Reply).body))).catch(() => undefined);
+    if (held) await held.complete(result instanceof Reply ? result.status : 200, answerHeaders(res, result instanceof Reply ? result.headers : {}), json ?? JSON.stringify(serialize((result as Reply).body)), bodyDigest).catch(() => undefined);
     // a route that streamed its own answer (an import's progress) ends it now, after the cache bump and the key's store
     const finish = (res.locals as { restFinish?: () => void }).restFinish;
     if (finish) return finish();

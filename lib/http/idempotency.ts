@@ -60,16 +60,22 @@ function canonical(value: unknown): unknown {
   return value;
 }
 
-function fingerprintOf(req: Request): string {
-  const body = req.body === undefined || (typeof req.body === 'object' && req.body !== null && Object.keys(req.body).length === 0 && !Array.isArray(req.body)) ? null : req.body;
-  return createHash('sha256').update(JSON.stringify([req.method.toUpperCase(), req.originalUrl, canonical(body)])).digest('hex');
+/**
+ * Method, path and body. A streamed body (an import's file) is its bytes' digest; until the first
+ * request read them all its claim holds a placeholder no repeat can match.
+ */
+function fingerprintOf(req: Request, route: RouteDefinition, fileDigest?: string): string {
+  const parsed = req.body === undefined || (typeof req.body === 'object' && req.body !== null && Object.keys(req.body).length === 0 && !Array.isArray(req.body)) ? null : req.body;
+  const body = route.streamedBody ? { file: fileDigest ?? 'unread' } : canonical(parsed);
+  return createHash('sha256').update(JSON.stringify([req.method.toUpperCase(), req.originalUrl, body])).digest('hex');
 }
 
 /** A claimed key: how the router stores or drops the answer. */
 export interface HeldKey {
-  /** What the request's write transactions mark committed (runHolding). */
+  /** What the request's write transactions mark committed (held-key.ts). */
   mark: HeldMark;
-  complete(status: number, headers: Record<string, string>, body: string): Promise<void>;
+  /** `bodyDigest`: a streamed body's digest, as the handler reported it (stored as the fingerprint). */
+  complete(status: number, headers: Record<string, string>, body: string, bodyDigest?: string): Promise<void>;
   release(): Promise<void>;
 }
 
@@ -85,21 +91,34 @@ export async function holdKey(gate: IdempotencyGate | undefined, route: RouteDef
   const store = gate.storeFor(route);
   if (!store) return null;
   const caller = ctx.user ? `user:${String(ctx.user.id)}` : 'anonymous';
-  const fingerprint = fingerprintOf(req);
+  const fingerprint = fingerprintOf(req, route);
   const found = await store.claim(caller, key, fingerprint, gate.ttlSeconds, gate.staleSeconds);
   if (!found.claimed) {
     if (!found.answer) throw found.lost ? new AnswerLost() : new KeyInProgress();
-    if (found.fingerprint !== fingerprint) throw new ApiError('idempotency_key_reused', 'This Idempotency-Key was used with another request (method, path or body).');
+    // a streamed body is compared once a repeat's bytes are read (the stored digest is the first's whole file)
+    const theirs = route.streamedBody ? fingerprintOf(req, route, await route.streamedBody.digest(req)) : fingerprint;
+    if (found.fingerprint !== theirs) throw new ApiError('idempotency_key_reused', 'This Idempotency-Key was used with another request (method, path or body).');
     return new Reply(found.answer.status, null, { ...found.answer.headers, 'Idempotent-Replayed': 'true' }, found.answer.body);
   }
+  // a long request (an import) keeps its claim fresh: a retry must not take over a claim whose
+  // request still runs; a crashed instance stops beating and its claim goes stale as before
+  const beat = route.longRunning && store.touch ? setInterval(() => void store.touch!(caller, key).catch(() => undefined), Math.max(1000, (gate.staleSeconds * 1000) / 3)) : null;
+  beat?.unref();
+  const stop = () => beat && clearInterval(beat);
   return {
     mark: { store, caller, key, marked: false },
-    complete: (status, headers, body) => {
+    complete: (status, headers, body, bodyDigest) => {
+      stop();
       const kept: Record<string, string> = {};
       for (const [name, value] of Object.entries(headers)) if (KEPT_HEADERS.includes(name.toLowerCase())) kept[name] = value;
-      return status >= 200 && status < 300 ? store.complete(caller, key, { status, headers: kept, body }) : store.release(caller, key);
+      // a streamed body never reported keeps the placeholder: its repeats are 422s, never a second run
+      const final = route.streamedBody && bodyDigest !== undefined ? fingerprintOf(req, route, bodyDigest) : undefined;
+      return status >= 200 && status < 300 ? store.complete(caller, key, { status, headers: kept, body }, final) : store.release(caller, key);
     },
-    release: () => store.release(caller, key),
+    release: () => {
+      stop();
+      return store.release(caller, key);
+    },
   };
 }
 

@@ -16,6 +16,20 @@ export interface RouteInput {
   ctx: RequestContext;
   /** Query string and JSON body merged (decision 1). */
   params: RequestParams;
+  /**
+   * Present when a route with a `streamedBody` holds an Idempotency-Key: the handler reports the
+   * digest of the body's bytes once it read them all, and the key's answer is stored under it.
+   */
+  bodyDigest?: (digest: string) => void;
+}
+
+/**
+ * A body the handler reads as a stream (an import's file, decision 82), so no parsed JSON stands
+ * for it in an Idempotency-Key's fingerprint (decision 80): the digest of its bytes does. The first
+ * request reports it (`RouteInput.bodyDigest`); a repeat's body is read to its end by `digest`.
+ */
+export interface StreamedBody {
+  digest(req: Request): Promise<string>;
 }
 
 /**
@@ -63,6 +77,8 @@ export interface RouteDefinition {
   permissions?: string[];
   /** A JSON route that may run for minutes (an import): no request deadline (REST_REQUEST_TIMEOUT_MS). */
   longRunning?: boolean;
+  /** The body is a file the handler streams (an import): what an Idempotency-Key compares (decision 80). */
+  streamedBody?: StreamedBody;
   /** One line for the API description. */
   summary: string;
   /** The query parameters the route accepts, when its action is not in lib/query/route-params.ts (decision 64). */

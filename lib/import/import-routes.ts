@@ -2,7 +2,7 @@ import { ForbiddenError, ApiError } from '../errors';
 import type { RouteDefinition, RouteInput } from '../http/routes';
 import type { RestConfig } from '../config';
 import type { ResourceService } from '../service/resource-service';
-import { openSource } from './import-source';
+import { fileDigest, openSource } from './import-source';
 import { readImportOptions } from './import-options';
 import { ProgressStream } from './progress-stream';
 import { readCsv } from './read-csv';
@@ -24,7 +24,7 @@ async function runImportRoute(input: RouteInput, service: ResourceService, optio
   const importOptions = readImportOptions(params, service, options.config.importAtomicRows);
   // decision 82: an upsert updates too, so it needs the update right as well (403 before a byte is read)
   if (importOptions.mode === 'upsert' && !service.mayUpdate(ctx)) throw new ForbiddenError(`${service.entry.declaration.name}.update`, options.config.debug);
-  const source = await openSource(req, options.config.importMaxBytes);
+  const source = await openSource(req, options.config.importMaxBytes, input.bodyDigest !== undefined);
   const rows = source.format === 'csv' ? readCsv(source.stream) : readXlsx(source.stream);
   const rules = service.writeRules('create', ctx, {});
   const owner = service.entry.info.owner ? (rules.stamped[service.entry.info.owner] ?? null) : null;
@@ -42,6 +42,9 @@ async function runImportRoute(input: RouteInput, service: ResourceService, optio
     (res.locals as { restFinish?: () => void }).restFinish = () => stream.finish('failed', { error: body });
     return new Reply(body.status, body);
   }
+  // the key's answer is stored under the whole file's digest (decision 80); a failure to read the
+  // rest leaves none reported, so a repeat is a 422 rather than a second import
+  if (input.bodyDigest) await source.digest().then(input.bodyDigest, () => undefined);
   if (stream?.opened) (res.locals as { restFinish?: () => void }).restFinish = () => stream.finish('done', summary);
   return summary;
 }
@@ -62,6 +65,8 @@ export function importRoutes(service: ResourceService, options: ImportRouteOptio
       access: 'create',
       answers: 'json',
       longRunning: true,
+      // an Idempotency-Key compares the file's bytes (decision 80)
+      streamedBody: { digest: (req) => fileDigest(req, options.config.importMaxBytes) },
       permissions: [`${resource}.store`],
       summary: 'Import records from a CSV or XLSX file',
       handler: (input: RouteInput) => runImportRoute(input, service, options),

@@ -17,9 +17,10 @@ export function cellData(value: unknown): unknown {
 
 /**
  * The rows of the first sheet of an xlsx, one array of cells each (exceljs's streaming reader:
- * the sheet is read as it is inflated, never held whole). Empty rows are skipped.
+ * the sheet is read as it is inflated, never held whole), each a batch of one (as readCsv's
+ * batches). Empty rows are skipped.
  */
-export async function* readXlsx(stream: Readable): AsyncGenerator<SheetRow> {
+export async function* readXlsx(stream: Readable): AsyncGenerator<SheetRow[]> {
   const ExcelJS = requirePackage<typeof import('exceljs')>('exceljs', 'XLSX imports');
   const reader = new ExcelJS.stream.xlsx.WorkbookReader(stream, { worksheets: 'emit', sharedStrings: 'cache', hyperlinks: 'ignore', styles: 'cache', entries: 'emit' });
   try {
@@ -34,7 +35,8 @@ export async function* readXlsx(stream: Readable): AsyncGenerator<SheetRow> {
       for await (const row of sheet) {
         const values = Array.isArray(row.values) ? row.values.slice(1) : [];
         const cells = Array.from(values, (v) => cellData(v));
-        if (cells.some((c) => c !== null && c !== '')) yield { row: row.number, cells };
+        // one row a batch: exceljs hands rows on one at a time
+        if (cells.some((c) => c !== null && c !== '')) yield [{ row: row.number, cells }];
       }
     }
   } catch (error) {

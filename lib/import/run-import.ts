@@ -48,11 +48,12 @@ export interface ImportTarget {
  * rows listed; `abort`: every row held (at most `atomicRows`) and written in one transaction only
  * when none has an error. `onColumns` runs once the header is accepted (the progress stream opens then).
  */
-export async function runImport(rows: AsyncIterable<SheetRow>, target: ImportTarget, options: ImportOptions, ctx: RequestContext, onColumns: () => void, onProgress: (p: ImportProgress) => void): Promise<ImportSummary> {
+export async function runImport(rows: AsyncIterable<SheetRow[]>, target: ImportTarget, options: ImportOptions, ctx: RequestContext, onColumns: () => void, onProgress: (p: ImportProgress) => void): Promise<ImportSummary> {
   const iterator = rows[Symbol.asyncIterator]();
   const first = await iterator.next();
-  if (first.done) throw new BadRequestError('The import file is empty: it needs a header row.', 'file');
-  const columns: ImportColumn[] = importColumns(first.value.cells, target.service.entry.info, target.columnRules);
+  const header = first.done ? undefined : first.value.shift();
+  if (!header) throw new BadRequestError('The import file is empty: it needs a header row.', 'file');
+  const columns: ImportColumn[] = importColumns(header.cells, target.service.entry.info, target.columnRules);
   if (options.mode === 'upsert') for (const key of options.keys) if (!columns.some((c) => (c.kind === 'field' && c.field.name === key) || (c.kind === 'relation' && c.foreignKey.name === key))) throw new BadRequestError(`The upsert match key "${key}" needs a column of its own.`, 'match');
   onColumns();
   const plan: ChunkPlan = { service: target.service, mode: options.mode, keys: options.keys, columns, ctx };
@@ -72,8 +73,9 @@ export async function runImport(rows: AsyncIterable<SheetRow>, target: ImportTar
     pending = [];
     for (let from = 0; from < chunk.length; from += IMPORT_CHUNK) await resolveLookups(chunk.slice(from, from + IMPORT_CHUNK), columns, target.serviceOf, ctx);
     checkOwners(chunk, target);
-    // skip: checked only when a chunk's write meets a unique value (write-chunk.ts), not read for every chunk
-    if (!skip || options.mode === 'upsert') await markDuplicates(chunk, plan);
+    // skip: checked only when a chunk's write meets a unique value (write-chunk.ts), not read for every
+    // chunk, unless a refused write may be half done (no transactions): then before it
+    if (!skip || options.mode === 'upsert' || !target.service.database.capabilities.transactions) await markDuplicates(chunk, plan);
     if (!skip && chunk.some((r) => r.error)) {
       await validateOnly(chunk, plan);
       return settle(chunk);
@@ -95,17 +97,23 @@ export async function runImport(rows: AsyncIterable<SheetRow>, target: ImportTar
     // awaited before the next launch or at the end; a failure is thrown there
     writing.catch(() => undefined);
   };
-  for (;;) {
+  // the rows come in batches (one await a batch, not a row: read-csv.ts)
+  for (let batch: SheetRow[] = first.value!; ; ) {
+    for (let i = 0; i < batch.length; i += 1) {
+      summary.rows += 1;
+      pending.push(buildRow(batch[i], columns, target.service.entry.info, target.owner));
+      // its cells are garbage now: not kept alive by the batch while a write is awaited below
+      batch[i] = undefined as unknown as SheetRow;
+      if (!skip && summary.rows > options.atomicRows) {
+        await iterator.return?.();
+        throw new ImportTooLargeError(options.atomicRows);
+      }
+      if (skip && pending.length >= IMPORT_CHUNK) await launch();
+      else if (summary.rows % IMPORT_CHUNK === 0) progress();
+    }
     const next = await iterator.next();
     if (next.done) break;
-    summary.rows += 1;
-    pending.push(buildRow(next.value, columns, target.service.entry.info, target.owner));
-    if (!skip && summary.rows > options.atomicRows) {
-      await iterator.return?.();
-      throw new ImportTooLargeError(options.atomicRows);
-    }
-    if (skip && pending.length >= IMPORT_CHUNK) await launch();
-    else if (summary.rows % IMPORT_CHUNK === 0) progress();
+    batch = next.value;
   }
   if (writing) await writing;
   await flush();

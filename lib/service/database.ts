@@ -155,6 +155,7 @@ export class Database {
           markCommitted: (...args) => store.markCommitted(...args),
           complete: (...args) => this.guarded(() => store.complete(...args)),
           release: (...args) => this.guarded(() => store.release(...args)),
+          ...(store.touch ? { touch: (caller: string, key: string) => this.guarded(() => store.touch!(caller, key)) } : {}),
         },
       };
     }

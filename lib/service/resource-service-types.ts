@@ -34,6 +34,11 @@ export interface WriteScope {
   within?: (tx: Transaction, ids: Id[]) => Promise<void>;
   /** The request's `If-Match` header, for a PUT, PATCH or DELETE of one record (decision 81). */
   ifMatch?: string;
+  /**
+   * A store whose caller uses only the created records' keys (an import counts them): without an
+   * afterCreate hook, the answer's models carry only their key, and the records are not read back.
+   */
+  keysOnly?: boolean;
 }
 
 /** `record` (the request's own copy) with the server-set values over it. */

@@ -2,6 +2,9 @@ import { expect } from 'chai';
 import ExcelJS from 'exceljs';
 import { API, encodeParams, expectError, forEachDriver, type Member, type Rec } from '../support/contract-app';
 import { ChangeStream, listen } from '../support/change-stream';
+import type { Sequelize } from 'sequelize';
+import type { Connection } from 'mongoose';
+import type { AddressInfo } from 'node:net';
 
 /** POST /{resource}/import (decision 82) on both drivers: products, reviews, orders. */
 const XLSX = 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet';
@@ -165,6 +168,99 @@ forEachDriver('imports', (ctx) => {
     expect(await countSku(p)).to.equal(2);
   });
 
+  const REFUSED = 'refused by the database';
+  /** A rule on products only the database knows: PostgreSQL's CHECK, MongoDB's collection validator. */
+  const databaseRule = async (on: boolean): Promise<void> => {
+    const { registry } = ctx.app.api as unknown as { registry: { entry(name: string): { declaration: { model: unknown } } } };
+    const model = registry.entry('product').declaration.model as { sequelize?: Sequelize; db?: Connection };
+    if (ctx.driver === 'sql') {
+      await model.sequelize!.query(on ? `ALTER TABLE products ADD CONSTRAINT import_test_rule CHECK (name <> '${REFUSED}')` : 'ALTER TABLE products DROP CONSTRAINT IF EXISTS import_test_rule');
+    } else {
+      await model.db!.db!.command({ collMod: 'products', validator: on ? { name: { $ne: REFUSED } } : {} });
+    }
+  };
+
+  it('on_error=skip over several chunks: duplicates, a missing reference, schema refusals and rows only the database refuses are listed by line; exactly the good rows are stored', async () => {
+    const p = ctx.unique('skm');
+    const taken = (await ctx.product({ sku: ctx.unique('taken') })).sku as string;
+    const gone = await ctx.category({ name: ctx.unique('gone') });
+    expect((await ctx.request().delete(`${API}/categories/${String(gone.id)}`)).status).to.equal(200);
+    const n = 2600;
+    const data = Array.from({ length: n }, (_, i) => [`S ${i} ${tag}`, `${p}-${i}`, '1', '1', '']);
+    // the sheet's line of data row i is i + 2 (the header is line 1); chunks of 1,000 rows
+    const bad = new Map<number, string>([
+      [1500, 'sku'], // a sku already stored
+      [1600, 'sku'], // the sku of a row of the first chunk
+      [1700, 'sku'], // the sku of an earlier row of the same chunk
+      [1750, 'category_id'], // a category that no longer exists
+      [2500, 'price'], // no number
+    ]);
+    data[1500][1] = taken;
+    data[1600][1] = `${p}-10`;
+    data[1700][1] = `${p}-1650`;
+    data[1750][4] = String(gone.id);
+    data[2500][2] = 'cheap';
+    // past the integer field's range
+    data[1800][3] = '3000000000';
+    bad.set(1800, 'stock');
+    // a NUL character (refused by the schema)
+    data[1850][0] = `S \u0000 ${tag}`;
+    bad.set(1850, 'name');
+    // a rule only the database knows (a CHECK, a collection validator): it refuses the chunk's
+    // write without naming a row, so the chunk is halved until the rows are found
+    data[1900][0] = REFUSED;
+    data[1950][0] = REFUSED;
+    bad.set(1900, '').set(1950, '');
+    await databaseRule(true);
+    let res;
+    try {
+      res = await importCsv('products', csv([['name', 'sku', 'price', 'stock', 'category_id'], ...data]), { on_error: 'skip' });
+    } finally {
+      await databaseRule(false);
+    }
+    expect(res.status, res.text).to.equal(200);
+    expect(res.body, JSON.stringify(res.body.errors)).to.include({ rows: n, created: n - bad.size, skipped: bad.size });
+    const errors = res.body.errors as Array<{ row: number; field: string; code: string; message: string }>;
+    expect(errors.map((e) => [e.row, e.field ?? ''])).to.deep.equal([...bad].sort((a, b) => a[0] - b[0]).map(([i, field]) => [i + 2, field]));
+    expect(errors.filter((e) => e.field === null).map((e) => e.code)).to.deep.equal(['bad_request', 'bad_request']);
+    expect(errors.filter((e) => e.field === 'sku').map((e) => e.code)).to.deep.equal(['unique', 'unique', 'unique']);
+    for (const e of errors) expect(e.message).to.be.a('string').and.not.equal('');
+    // the good rows' skus are distinct and a stored sku is unique: the count and the bad rows' own skus absent say exactly which
+    expect(await countSku(p)).to.equal(n - bad.size);
+    for (const i of [1750, 1800, 1850, 1900, 1950, 2500]) expect(await countSku(`${p}-${i}`), `row ${i + 2}`).to.equal(0);
+    for (const i of [0, 999, 1000, 1499, 1501, 1749, 1751, 1799, 1801, 1849, 1851, 1899, 1901, 1949, 1951, 2499, 2501, n - 1]) expect(await countSku(`${p}-${i}`), `row ${i + 2}`).to.equal(1);
+    expect(await ctx.count('products', { attr: { sku: taken } })).to.equal(1);
+  });
+
+  it('on_error=skip without transactions (MongoDB transactions: false): unique values are checked before each write; a refusal that names no row fails the import', async function () {
+    if (ctx.driver !== 'mongo') this.skip();
+    const app = await ctx.exampleAppWith({}, { mongoTransactions: false });
+    try {
+      const { default: supertest } = await import('supertest');
+      const post = (text: string) => supertest(app.app).post(`${API}/products/import`).query({ on_error: 'skip' }).set('Authorization', `Bearer ${app.info.adminToken}`).set('Content-Type', 'text/csv').send(text);
+      const p = ctx.unique('ntx');
+      const taken = (await ctx.product({ sku: ctx.unique('taken') })).sku as string;
+      const res = await post(csv([['name', 'sku', 'price'], [`N1 ${tag}`, `${p}-1`, '1'], [`N2 ${tag}`, taken, '1'], [`N3 ${tag}`, `${p}-1`, '1'], [`N4 ${tag}`, `${p}-4`, '1']]));
+      expect(res.status, res.text).to.equal(200);
+      expect(res.body).to.include({ rows: 4, created: 2, skipped: 2 });
+      expect((res.body.errors as Array<{ row: number; code: string }>).map((e) => [e.row, e.code])).to.deep.equal([[3, 'unique'], [4, 'unique']]);
+      expect(await countSku(p)).to.equal(2);
+      // an ordered insert stopped at a refused row wrote the rows before it: they are not written again
+      const q = ctx.unique('ntq');
+      await databaseRule(true);
+      let refused;
+      try {
+        refused = await post(csv([['name', 'sku', 'price'], [`Q1 ${tag}`, `${q}-1`, '1'], [REFUSED, `${q}-2`, '1'], [`Q3 ${tag}`, `${q}-3`, '1']]));
+      } finally {
+        await databaseRule(false);
+      }
+      expectError(refused, 400, 'bad_request', /validation rules/);
+      expect(await countSku(q)).to.equal(1);
+    } finally {
+      await app.close();
+    }
+  });
+
   it('mode=upsert by the declared keys: creates and updates; a key repeated in the file is an error on its later row', async () => {
     const p = ctx.unique('up');
     const old = await ctx.product({ sku: `${p}-1`, name: 'Old', price: 1 });
@@ -271,6 +367,73 @@ forEachDriver('imports', (ctx) => {
     expect(again.headers['idempotent-replayed']).to.equal('true');
     expect(again.body).to.deep.equal(first.body);
     expect(await countSku(p)).to.equal(1);
+  });
+
+  it('Idempotency-Key: the file\'s bytes are in the fingerprint: the same file replays, another file is a 422 (raw CSV, multipart xlsx)', async () => {
+    const p = ctx.unique('idf');
+    const key = ctx.unique('key');
+    const one = csv([['name', 'sku', 'price'], [`F1 ${tag}`, `${p}-1`, '1']]);
+    const first = await importCsv('products', one, { on_error: 'skip' }).set('Idempotency-Key', key);
+    expect(first.status, first.text).to.equal(200);
+    const other = csv([['name', 'sku', 'price'], [`F2 ${tag}`, `${p}-2`, '2']]);
+    expectError(await importCsv('products', other, { on_error: 'skip' }).set('Idempotency-Key', key), 422, 'idempotency_key_reused');
+    const again = await importCsv('products', one, { on_error: 'skip' }).set('Idempotency-Key', key);
+    expect(again.status, again.text).to.equal(200);
+    expect(again.headers['idempotent-replayed']).to.equal('true');
+    expect(again.body).to.deep.equal(first.body);
+    expect(await countSku(p)).to.equal(1);
+    // multipart: each send has another boundary; the file part's bytes are what is compared
+    const q = ctx.unique('idm');
+    const mkey = ctx.unique('key');
+    const send = (file: Buffer) => ctx.request().post(`${API}/products/import`).set('Idempotency-Key', mkey).attach('file', file, { filename: 'p.xlsx', contentType: XLSX });
+    const book = await xlsx([['name', 'sku', 'price'], [`MX1 ${tag}`, `${q}-1`, 1], [`MX2 ${tag}`, `${q}-2`, 2]]);
+    const m1 = await send(book);
+    expect(m1.status, m1.text).to.equal(200);
+    expect(m1.headers['idempotent-replayed']).to.equal(undefined);
+    const m2 = await send(book);
+    expect(m2.status, m2.text).to.equal(200);
+    expect(m2.headers['idempotent-replayed']).to.equal('true');
+    expect(m2.body).to.deep.equal(m1.body);
+    expectError(await send(await xlsx([['name', 'sku', 'price'], [`MX3 ${tag}`, `${q}-3`, 3]])), 422, 'idempotency_key_reused');
+    expect(await countSku(q)).to.equal(2);
+  });
+
+  it('Idempotency-Key: a long import keeps its claim past REST_IDEMPOTENCY_STALE_S, so a retry meanwhile is a 409, never a second import', async () => {
+    const saved = process.env.REST_IDEMPOTENCY_STALE_S;
+    process.env.REST_IDEMPOTENCY_STALE_S = '2';
+    const app = await ctx.exampleAppWith({});
+    if (saved === undefined) delete process.env.REST_IDEMPOTENCY_STALE_S;
+    else process.env.REST_IDEMPOTENCY_STALE_S = saved;
+    const server = app.app.listen(0);
+    await new Promise((r) => server.once('listening', r));
+    try {
+      const p = ctx.unique('slow');
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}${API}/products/import?on_error=skip`;
+      const headers = { authorization: `Bearer ${app.info.adminToken}`, 'content-type': 'text/csv', 'idempotency-key': ctx.unique('key') };
+      const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+      // the file arrives over 4 s: the first import runs that long, twice the stale time
+      let sent = 0;
+      const body = new ReadableStream<Uint8Array>({
+        async pull(controller) {
+          if (sent === 0) controller.enqueue(Buffer.from('name,sku,price\n'));
+          if (sent === 8) return controller.close();
+          await sleep(500);
+          controller.enqueue(Buffer.from(`Slow ${sent} ${tag},${p}-${sent},1\n`));
+          sent += 1;
+        },
+      });
+      const first = fetch(url, { method: 'POST', headers, body, duplex: 'half' } as RequestInit);
+      await sleep(3000);
+      const retry = await fetch(url, { method: 'POST', headers, body: `name,sku,price\nRetry ${tag},${p}-retry,1\n` });
+      expect(retry.status, await retry.text()).to.equal(409);
+      const done = await first;
+      expect(done.status).to.equal(200);
+      expect(await done.json()).to.include({ rows: 8, created: 8 });
+      expect(await countSku(p)).to.equal(8);
+    } finally {
+      server.close();
+      await app.close();
+    }
   });
 
   it('configured limits (REST_IMPORT_MAX_BYTES, REST_IMPORT_ATOMIC_ROWS) and the read cache bumped by an import', async () => {

@@ -35,20 +35,21 @@ export class ResourceWrites extends WritePreparation {
     if (items.length === 0) throw new BadRequestError(`The "${key}" array must contain at least one record.`, key);
     const prefix = (i: number) => (many ? `${key}.${i}.` : '');
     const ranges = chunkRanges(items.length);
-    if (ranges.length > 1 && this.pipelines(scope)) return this.storePipelined(items, ranges, prefix, ctx, scope.forced);
+    if (ranges.length > 1 && this.pipelines(scope)) return this.storePipelined(items, ranges, prefix, ctx, scope);
     const prepared = await this.prepare(items, 'create', prefix, ctx, scope.forced);
     const records = await runHook(this.hooks.beforeCreate, prepared, ctx);
     this.logQuery('store', { count: records.length });
+    const keysOnly = this.answersKeys(scope);
     const inserted = await this.db(() =>
       this.database.transaction(async (tx) => {
         // the new rows straight from the insert when the driver can and nothing runs in between
         if (this.database.canInsertRows && !scope.within) {
-          const read = this.readBack([], ctx);
+          const read = this.insertedRead(ctx, keysOnly);
           return this.shape(await this.database.insertRows(this.name, records, read)(tx), read, ctx);
         }
         const ids = await this.database.insert(this.name, records, tx);
         await scope.within?.(tx, ids);
-        return this.reload(ids, tx, ctx);
+        return keysOnly ? ids.map((id) => ({ [this.entry.info.key]: id })) : this.reload(ids, tx, ctx);
       }, ctx),
     );
     ctx.touched.add(this.name);
@@ -66,10 +67,21 @@ export class ResourceWrites extends WritePreparation {
     return Boolean(this.database.canInsertRows && this.entry.declaration.validation?.create && !this.hooks.beforeCreate && !scope.within);
   }
 
-  protected async storePipelined(items: unknown[], ranges: Array<[number, number]>, prefix: (index: number) => string, ctx: RequestContext, forced: Record<string, unknown> = {}): Promise<BulkWriteResult> {
-    const rules = this.writeRules('create', ctx, forced);
-    const errors: FieldErrors = {};
+  /** `keysOnly` honoured: no hook needs the created records (an afterCreate hook receives them). */
+  private answersKeys(scope: WriteScope): boolean {
+    return scope.keysOnly === true && !this.hooks.afterCreate;
+  }
+
+  /** The columns an insert returns: what the caller may read, or only the key (the change feed and history need no more). */
+  private insertedRead(ctx: RequestContext, keysOnly: boolean) {
     const read = this.readBack([], ctx);
+    return keysOnly ? { ...read, select: [this.entry.info.key] } : read;
+  }
+
+  protected async storePipelined(items: unknown[], ranges: Array<[number, number]>, prefix: (index: number) => string, ctx: RequestContext, scope: WriteScope = {}): Promise<BulkWriteResult> {
+    const rules = this.writeRules('create', ctx, scope.forced ?? {});
+    const errors: FieldErrors = {};
+    const read = this.insertedRead(ctx, this.answersKeys(scope));
     const key = this.entry.info.key;
     const pathOf = (i: number, field: string) => `${prefix(i)}${field}`;
     // the references of every chunk, gathered as each is prepared and checked once at the end

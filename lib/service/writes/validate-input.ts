@@ -33,19 +33,24 @@ function onlyFillable(record: Record<string, unknown>, fillable: readonly string
 /**
  * Validates (and casts) one item with the resource's yup schema. Errors are keyed by
  * `prefix + path` (e.g. `product.1.sku`), every failing rule reported. A record the schema's
- * quick check proves valid and unchanged skips yup (yup-quick-check.ts): yup would return it as is.
+ * quick check proves valid and unchanged skips yup (yup-quick-check.ts): yup would return it as
+ * is, and the answer is then synchronous (no promise per record of a bulk write or an import).
  */
-export async function validateItem(
+export function validateItem(
   published: YupLikeSchema | undefined,
   attributes: Record<string, unknown>,
   fillable: readonly string[],
   prefix: string,
   errors: FieldErrors,
-): Promise<Record<string, unknown>> {
+): Record<string, unknown> | Promise<Record<string, unknown>> {
   // the published structural type is yup's own object schema at run time
   const schema = published as ObjectSchema<AnyObject> | undefined;
   if (!schema) return attributes;
   if (quickCheck(schema)?.(attributes)) return onlyFillable(attributes, fillable) ? attributes : pickFillable(attributes, fillable);
+  return validateWithYup(schema, attributes, fillable, prefix, errors);
+}
+
+async function validateWithYup(schema: ObjectSchema<AnyObject>, attributes: Record<string, unknown>, fillable: readonly string[], prefix: string, errors: FieldErrors): Promise<Record<string, unknown>> {
   try {
     const cast = (await schema.validate(attributes, { abortEarly: false })) as Record<string, unknown>;
     return onlyFillable(cast, fillable) ? cast : pickFillable(cast, fillable);

@@ -57,7 +57,7 @@ export class WritePreparation extends ResourceReads {
       const raw = item as Record<string, unknown>;
       const at = prefix(index);
       // fieldsByRole: each field the caller's roles may not write is an error of its own (decision 39)
-      if (rules.prohibited.size > 0) for (const field of Object.keys(raw)) if (rules.prohibited.has(field)) addError(errors, `${at}${field}`, `The ${field} field is prohibited.`);
+      if (rules.prohibited.size > 0) for (const field in raw) if (rules.prohibited.has(field) && Object.prototype.hasOwnProperty.call(raw, field)) addError(errors, `${at}${field}`, `The ${field} field is prohibited.`);
       // grantableRoles: a role name the caller may not grant is an error of the roles field (decision 68)
       if (rules.roles && Object.prototype.hasOwnProperty.call(raw, rules.roles.field) && !rules.prohibited.has(rules.roles.field)) {
         const refused = rules.roles.check(raw[rules.roles.field]);
@@ -67,7 +67,8 @@ export class WritePreparation extends ResourceReads {
       // the types as sent, before a schema's casts could turn `[1]` into 1
       checkValues(info, attributes, at, errors);
       // what the server sets (owner, a relation's parent key) stays set even when not fillable
-      const record = stamp(await validateItem(rules.schema, attributes, info.fillable, at, errors), rules.stamped);
+      const validated = validateItem(rules.schema, attributes, info.fillable, at, errors);
+      const record = stamp(validated instanceof Promise ? await validated : validated, rules.stamped);
       checkValues(info, record, at, errors);
       records.push(record);
     }

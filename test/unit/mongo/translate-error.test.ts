@@ -37,6 +37,16 @@ describe('mongo translateError', () => {
       new MongoServerError({ message: 'BSONObj size: 17825800 (0x1100008) is invalid. Size must be between 0 and 16793600(16MB)', code: 10334, codeName: 'BSONObjectTooLarge' }),
       { type: 'bad_request', message: 'The answer is larger than the database can return in one document (16 MB): load fewer or shallower relations, select fewer fields or ask for a smaller page.' },
     ],
+    [
+      'a document the collection validator refuses (DocumentValidationFailure): bad_request, as a CHECK on PostgreSQL',
+      new MongoServerError({ message: 'Document failed validation', code: 121, codeName: 'DocumentValidationFailure' }),
+      { type: 'bad_request', message: "A record does not pass the collection's validation rules." },
+    ],
+    [
+      'the same refusal inside a bulk write',
+      Object.assign(new Error('Document failed validation'), { name: 'MongoBulkWriteError', writeErrors: [{ index: 1, code: 121, errmsg: 'Document failed validation' }] }),
+      { type: 'bad_request', message: "A record does not pass the collection's validation rules." },
+    ],
     ['other server error', new MongoServerError({ message: 'boom', code: 2 }), { type: 'database_error' }],
     ['not a database error', new TypeError('x'), null],
     ['not an error', 'string', null],
