@@ -1,35 +1,16 @@
 import { expect } from 'chai';
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { ApiRequestError, createClient } from '../../lib/client';
-import { createExampleApp, type ExampleApp } from '../../example-app/app';
-import { resources, type Api } from '../../example-app/client-types';
-import { sharedMongo, sharedPostgres } from '../support/databases';
+import { ApiRequestError } from '../../lib/client';
+import { servedShop } from '../support/served-shop';
 
 /** The typed client's bulk, batch and validate calls, and its typed relation reads, against the example app on both drivers. */
 for (const driver of ['mongo', 'sql'] as const) {
   describe(`typed client: bulk writes, validate, relation reads (${driver})`, function () {
     this.timeout(60_000);
-    let shop: ExampleApp;
-    let server: Server;
-    let api: ReturnType<typeof createClient<Api>>;
+    const served = servedShop(driver, true);
     const stamp = `${driver}-${Date.now()}`;
 
-    before(async () => {
-      const uri = driver === 'mongo' ? { mongoUri: (await sharedMongo()).uri } : { postgresUri: (await sharedPostgres()).uri };
-      shop = await createExampleApp({ driver, ...uri });
-      await shop.reset();
-      server = shop.app.listen(0);
-      await new Promise((r) => server.once('listening', r));
-      api = createClient<Api>({ baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/v1`, headers: { Authorization: `Bearer ${shop.info.adminToken}` }, resources });
-    });
-    after(async () => {
-      server?.close();
-      await shop?.close();
-    });
-
     it('createMany answers {success, models: [{success, model}]}; updateMany changes them all; destroyMany deletes them', async () => {
-      const created = await api.products.createMany([
+      const created = await served.api.products.createMany([
         { name: 'Bulk A', sku: `bulk-a-${stamp}`, price: 4 },
         { name: 'Bulk B', sku: `bulk-b-${stamp}`, price: 6 },
       ]);
@@ -39,40 +20,40 @@ for (const driver of ['mongo', 'sql'] as const) {
         [true, 'Bulk B', 6],
       ]);
       const ids = created.models.map((m) => m.model.id);
-      const updated = await api.products.updateMany(ids.map((id, i) => ({ id, price: 10 + i })));
+      const updated = await served.api.products.updateMany(ids.map((id, i) => ({ id, price: 10 + i })));
       expect(updated.models.map((m) => [m.model.id, m.model.price])).to.deep.equal([
         [ids[0], 10],
         [ids[1], 11],
       ]);
-      const missing = await api.products.updateMany([{ id: ids[0], price: 1 }, { id: (driver === 'sql' ? 999999 : '65a1b2c3d4e5f60718293a4b') as typeof ids[0], price: 1 }]).catch((e: unknown) => e);
+      const missing = await served.api.products.updateMany([{ id: ids[0], price: 1 }, { id: (driver === 'sql' ? 999999 : '65a1b2c3d4e5f60718293a4b') as typeof ids[0], price: 1 }]).catch((e: unknown) => e);
       expect((missing as ApiRequestError).status).to.equal(404);
-      expect((await api.products.show(ids[0])).price).to.equal(10);
-      expect(await api.products.destroyMany(ids)).to.deep.equal({ success: true, deleted: 2 });
+      expect((await served.api.products.show(ids[0])).price).to.equal(10);
+      expect(await served.api.products.destroyMany(ids)).to.deep.equal({ success: true, deleted: 2 });
     });
 
     it('createMany is all or nothing: an invalid item is a 422 naming its path and nothing is written', async () => {
-      const error = await api.products.createMany([{ name: 'Fine', sku: `fine-${stamp}`, price: 1 }, { name: 'Bad', sku: `bad-${stamp}`, price: -1 }]).catch((e: unknown) => e);
+      const error = await served.api.products.createMany([{ name: 'Fine', sku: `fine-${stamp}`, price: 1 }, { name: 'Bad', sku: `bad-${stamp}`, price: -1 }]).catch((e: unknown) => e);
       expect(error).to.be.instanceOf(ApiRequestError);
       expect((error as ApiRequestError).status).to.equal(422);
       expect(Object.keys((error as ApiRequestError).body.errors as object).some((path) => path.includes('1.price'))).to.equal(true);
-      expect((await api.products.list({ filter: (f) => f.where('sku', '=', `fine-${stamp}`) })).data).to.deep.equal([]);
+      expect((await served.api.products.list({ filter: (f) => f.where('sku', '=', `fine-${stamp}`) })).data).to.deep.equal([]);
     });
 
     it('validate answers {success: true} for a valid body and throws the 422 for an invalid one, saving nothing', async () => {
-      expect(await api.products.validate({ name: 'Valid', sku: `valid-${stamp}`, price: 2 })).to.deep.equal({ success: true });
-      const error = await api.products.validate({ name: 'Invalid', sku: `invalid-${stamp}`, price: -2 }).catch((e: unknown) => e);
+      expect(await served.api.products.validate({ name: 'Valid', sku: `valid-${stamp}`, price: 2 })).to.deep.equal({ success: true });
+      const error = await served.api.products.validate({ name: 'Invalid', sku: `invalid-${stamp}`, price: -2 }).catch((e: unknown) => e);
       expect((error as ApiRequestError).status).to.equal(422);
-      expect((await api.products.list({ filter: (f) => f.where('sku', 'in', [`valid-${stamp}`, `invalid-${stamp}`]) })).data).to.deep.equal([]);
+      expect((await served.api.products.list({ filter: (f) => f.where('sku', 'in', [`valid-${stamp}`, `invalid-${stamp}`]) })).data).to.deep.equal([]);
     });
 
     it('select narrows, relations load (column form too), orderby takes a to-one path, has() filters by the related records', async () => {
-      const [b, a] = await Promise.all([api.categories.create({ name: `B ${stamp}` }), api.categories.create({ name: `A ${stamp}` })]);
-      const made = await api.products.createMany([
+      const [b, a] = await Promise.all([served.api.categories.create({ name: `B ${stamp}` }), served.api.categories.create({ name: `A ${stamp}` })]);
+      const made = await served.api.products.createMany([
         { name: `In B ${stamp}`, sku: `in-b-${stamp}`, price: 1, category_id: b.model.id, reviews: [{ rating: 5 }] },
         { name: `In A ${stamp}`, sku: `in-a-${stamp}`, price: 2, category_id: a.model.id, reviews: [{ rating: 2 }] },
       ]);
       expect(made.models).to.have.length(2);
-      const page = await api.products.list({
+      const page = await served.api.products.list({
         select: ['name'],
         relations: ['category:name', 'reviews'],
         orderby: [{ 'category.name': 'asc' }],
@@ -83,7 +64,7 @@ for (const driver of ['mongo', 'sql'] as const) {
         [`In B ${stamp}`, `B ${stamp}`, [5]],
       ]);
       expect(page.data[0]).not.to.have.property('price');
-      const liked = await api.products.list({ select: ['name'], filter: (f) => f.and(f.where('sku', 'like', `in-%-${stamp}`), f.has('reviews', (r) => r.where('rating', '>=', 4))) });
+      const liked = await served.api.products.list({ select: ['name'], filter: (f) => f.and(f.where('sku', 'like', `in-%-${stamp}`), f.has('reviews', (r) => r.where('rating', '>=', 4))) });
       expect(liked.data.map((p) => p.name)).to.deep.equal([`In B ${stamp}`]);
     });
   });

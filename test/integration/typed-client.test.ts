@@ -1,74 +1,55 @@
 import { expect } from 'chai';
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ApiRequestError, createClient, generateTypes } from '../../lib/client';
-import { createExampleApp, type ExampleApp } from '../../example-app/app';
-import type { Api } from '../../example-app/client-types';
-import { sharedMongo, sharedPostgres } from '../support/databases';
+import { ApiRequestError, generateTypes } from '../../lib/client';
+import { servedShop } from '../support/served-shop';
 
 /** The typed client against the example app on both drivers, over real HTTP. */
 for (const driver of ['mongo', 'sql'] as const) {
   describe(`typed client (${driver})`, function () {
     this.timeout(60_000);
-    let shop: ExampleApp;
-    let server: Server;
-    let api: ReturnType<typeof createClient<Api>>;
-
-    before(async () => {
-      const uri = driver === 'mongo' ? { mongoUri: (await sharedMongo()).uri } : { postgresUri: (await sharedPostgres()).uri };
-      shop = await createExampleApp({ driver, ...uri });
-      await shop.reset();
-      server = shop.app.listen(0);
-      await new Promise((r) => server.once('listening', r));
-      api = createClient<Api>({ baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/v1`, headers: { Authorization: `Bearer ${shop.info.adminToken}` } });
-    });
-    after(async () => {
-      server?.close();
-      await shop?.close();
-    });
+    const served = servedShop(driver);
 
     it('the committed example types are what the generator makes from the app\'s document', () => {
       if (driver !== 'mongo') return;
       const committed = readFileSync(join(__dirname, '..', '..', 'example-app', 'client-types.ts'), 'utf8');
-      expect(generateTypes(shop.api.openapi({ title: 'Example shop API', serverUrl: '/api/v1' }))).to.equal(committed);
+      expect(generateTypes(served.shop.api.openapi({ title: 'Example shop API', serverUrl: '/api/v1' }))).to.equal(committed);
     });
 
     it('creates, lists with a typed filter, pages, updates and deletes', async () => {
-      const category = await api.categories.create({ name: 'Client lamps' });
+      const category = await served.api.categories.create({ name: 'Client lamps' });
       for (const [i, price] of [5, 15, 25].entries()) {
-        await api.products.create({ name: `Client ${i}`, sku: `client-${driver}-${i}-${Date.now()}`, price, category_id: category.model.id });
+        await served.api.products.create({ name: `Client ${i}`, sku: `client-${driver}-${i}-${Date.now()}`, price, category_id: category.model.id });
       }
-      const found = await api.products.list({
+      const found = await served.api.products.list({
         filter: (f) => f.and(f.where('price', '>=', 10), f.where('name', 'like', 'Client%'), f.where('category_id', 'in', [category.model.id])),
         orderby: [{ price: 'desc' }],
         select: ['name', 'price'],
       });
       expect(found.data.map((p) => p.price)).to.deep.equal([25, 15]);
-      const page = await api.products.list({ filter: (f) => f.where('name', 'like', 'Client%'), pagination: { page: 2, pageSize: 2 } });
+      const page = await served.api.products.list({ filter: (f) => f.where('name', 'like', 'Client%'), pagination: { page: 2, pageSize: 2 } });
       expect(page.total).to.equal(3);
       expect(page.data).to.have.length(1);
-      const updated = await api.products.update(found.data[0].id, { price: 26 });
+      const updated = await served.api.products.update(found.data[0].id, { price: 26 });
       expect(updated.model.price).to.equal(26);
-      const shown = await api.products.show(found.data[0].id, { relations: ['category'] });
+      const shown = await served.api.products.show(found.data[0].id, { relations: ['category'] });
       expect(shown.price).to.equal(26);
       // eager-loaded relations are part of the generated record type
       expect(shown.category?.name).to.equal('Client lamps');
       expect(shown).not.to.have.property('tags');
       // @ts-expect-error relations not asked for are not in the type either
       void shown.tags;
-      await api.products.destroy(found.data[0].id);
-      const gone = await api.products.show(found.data[0].id).catch((e: unknown) => e);
+      await served.api.products.destroy(found.data[0].id);
+      const gone = await served.api.products.show(found.data[0].id).catch((e: unknown) => e);
       expect(gone).to.be.instanceOf(ApiRequestError);
       expect((gone as ApiRequestError).status).to.equal(404);
     });
 
     it('relation routes: attach with pivot data, list with pivots, sync and detach', async () => {
-      const product = await api.products.create({ name: 'Tagged', sku: `client-rel-${driver}-${Date.now()}`, price: 3 });
-      const red = await api.tags.create({ name: `client-red-${driver}-${Date.now()}` });
-      const blue = await api.tags.create({ name: `client-blue-${driver}-${Date.now()}` });
-      const tags = api.products.relation<{ id: string | number; name: string }>(product.model.id, 'tags');
+      const product = await served.api.products.create({ name: 'Tagged', sku: `client-rel-${driver}-${Date.now()}`, price: 3 });
+      const red = await served.api.tags.create({ name: `client-red-${driver}-${Date.now()}` });
+      const blue = await served.api.tags.create({ name: `client-blue-${driver}-${Date.now()}` });
+      const tags = served.api.products.relation<{ id: string | number; name: string }>(product.model.id, 'tags');
       expect(await tags.attach(red.model.id, { position: 1 }, 'tag_id')).to.deep.equal({ attached: [red.model.id] });
       const listed = await tags.list();
       expect(listed.data.map((t) => [t.name, t.pivot?.position])).to.deep.equal([[red.model.name, 1]]);
@@ -79,7 +60,7 @@ for (const driver of ['mongo', 'sql'] as const) {
     });
 
     it('a server error arrives as an ApiRequestError with the body', async () => {
-      const error = await api.products.create({ name: 'x', sku: '', price: -1 }).catch((e: unknown) => e);
+      const error = await served.api.products.create({ name: 'x', sku: '', price: -1 }).catch((e: unknown) => e);
       expect(error).to.be.instanceOf(ApiRequestError);
       expect((error as ApiRequestError).status).to.equal(422);
       expect((error as ApiRequestError).body.type).to.equal('validation_error');
