@@ -96,10 +96,15 @@ export class Database {
         return work(tx);
       });
     }
+    // without transactions (a MongoDB deployment that has none) the mark would stand even if the
+    // writes failed: it then follows them, so a failure before any write leaves the key free
+    const atomic = this.capabilities.transactions;
     const result = await this.driver.transaction(async (tx) => {
       tx.request = ctx;
-      await hold.store.markCommitted(hold.caller, hold.key, tx);
-      return work(tx);
+      if (atomic) await hold.store.markCommitted(hold.caller, hold.key, tx);
+      const done = await work(tx);
+      if (!atomic) await hold.store.markCommitted(hold.caller, hold.key, tx);
+      return done;
     });
     hold.marked = true;
     return result;

@@ -185,4 +185,24 @@ forEachDriver('Idempotency-Key', (ctx) => {
       await other.close();
     }
   });
+
+  it('MongoDB without transactions: the key is marked after its writes, so a write refused by the database leaves it free', async function () {
+    if (ctx.driver !== 'mongo') this.skip();
+    const app = await ctx.exampleAppWith({}, { mongoTransactions: false });
+    try {
+      const post = (key: string, body: object) => supertest(app.app).post(`${API}/products`).set('Authorization', `Bearer ${app.info.adminToken}`).set('Idempotency-Key', key).send(body);
+      const body = { name: 'No tx', sku: ctx.unique('ntx'), price: 1 };
+      const key = ctx.unique('key');
+      expect((await post(key, body)).status).to.equal(200);
+      const replay = await post(key, body);
+      expect(replay.headers['idempotent-replayed']).to.equal('true');
+      // the same sku again under a new key: refused, and the key stays free (the same refusal again, not a lost answer)
+      const refusedKey = ctx.unique('key');
+      expectError(await post(refusedKey, body), 409, 'unique_violation');
+      expectError(await post(refusedKey, body), 409, 'unique_violation');
+      expect(await ctx.count('products', { attr: { sku: body.sku } })).to.equal(1);
+    } finally {
+      await app.close();
+    }
+  });
 });
