@@ -22,12 +22,16 @@ export const SLICE_MS = 4;
 
 /**
  * After a cycle that kept the loop busy for `b` ms, the next starts no sooner than `REST * b` ms
- * after its end: the feed takes at most a third of the event loop, the writers the rest. A
- * socket write costs about the same whatever it carries (the loopback's syscall, the HTTP
- * chunk), so under load a longer period puts more events in each write instead of queueing
- * writes in front of the requests (issue 52's CPU profile: 65 % of the loop in `writev`).
+ * after its end: the feed's measured share is at most a quarter of the event loop. A socket
+ * write costs about the same whatever it carries (the loopback's syscall, the HTTP chunk), so
+ * under load a longer period puts more events in each write instead of queueing writes in front
+ * of the requests (issue 52's CPU profile: 65 % of the loop in `writev`). The cycles' own CPU
+ * undercounts what the streams cost the process (the kernel's side of the writes, their
+ * completions): with 2 (a third) the server ran at 70-75 % of a core at 1,000 streams and 100
+ * writes/s and a write's p50 inside it was 4.0-5.6 ms; with 3 it is 2.6-3.2 ms, delivery p99
+ * still 71-96 ms (bench/RESULTS.md); 6 gave 1.45 ms but a p99 of 149 ms.
  */
-export const REST = 2;
+export const REST = 3;
 
 /**
  * The feed's one writer (issue 52): every due stream is written in cycles, one write per stream
