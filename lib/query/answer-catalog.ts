@@ -8,8 +8,14 @@ export const ANSWER = '__answer';
  * condition compiler can compile `having` with the meaning `oper` has (values, nulls, negations).
  */
 export function answerCatalog(fields: Record<string, FieldInfo>, idType: IdType): Catalog {
-  const model: ModelInfo = {
-    name: ANSWER,
+  const model = columnsModel(ANSWER, fields, idType);
+  return { model: () => model, has: (name) => name === ANSWER, all: () => [model] };
+}
+
+/** A model of nothing but `fields`: no key, relations, roles or timestamps (an answer's columns). */
+export function columnsModel(name: string, fields: Record<string, FieldInfo>, idType: IdType): ModelInfo {
+  return {
+    name,
     key: '\u0000',
     idType,
     fields,
@@ -22,5 +28,4 @@ export function answerCatalog(fields: Record<string, FieldInfo>, idType: IdType)
     softDelete: null,
     timestamps: false,
   };
-  return { model: () => model, has: (name) => name === ANSWER, all: () => [model] };
 }

@@ -6,6 +6,7 @@ import { isAbsent, decodeParam } from './json-param';
 import { combine, parseFilter } from './parse-filter';
 import type { ParsedGroup } from './parse-group-by';
 import { mapFilter } from './walk';
+import { columnsModel } from './answer-catalog';
 
 const PARAM = 'having';
 
@@ -38,20 +39,7 @@ function answerModel(model: ModelInfo, groups: ParsedGroup[], measures: Measure[
     const typed = (m.fn === 'min' || m.fn === 'max') && source ? { type: source.type, ...(source.idType ? { idType: source.idType } : {}) } : { type: 'number' as const };
     add(measureName(m), `m${i}`, typed);
   });
-  const answer: ModelInfo = {
-    name: 'the answer',
-    key: '\u0000',
-    idType: model.idType,
-    fields: byName,
-    relations: {},
-    hiddenRelations: {},
-    fillable: [],
-    fieldsByRole: {},
-    hierarchyField: null,
-    owner: null,
-    softDelete: null,
-    timestamps: false,
-  };
+  const answer = columnsModel('the answer', byName, model.idType);
   return { model: answer, keys, fields };
 }
 
