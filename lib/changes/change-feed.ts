@@ -48,6 +48,8 @@ export class ChangeFeed implements ChangeSink {
   private heartbeat: NodeJS.Timeout | null = null;
   private registry: Registry | null = null;
   private redisDown = false;
+  /** The last commit's publication: the next one's events go out after it (commit order). */
+  private publishing: Promise<void> = Promise.resolve();
   /** MODEL of the users resource (decision 70): a write to a subscriber's record re-checks their streams. */
   private usersModel: string | null = null;
 
@@ -112,30 +114,47 @@ export class ChangeFeed implements ChangeSink {
 
   /**
    * After a commit: the records written, read whole (every field but write-only ones, trashed
-   * included) with one read per resource, published in the order they were written. Hard deletes
-   * carry the record as it was. Never fails the write that committed: a failure is logged.
+   * included) with one read per resource, published in the order the commits reached the feed
+   * (each commit's read starts at once; its events wait for the earlier commits'). Hard deletes
+   * carry the record as it was. The recording driver does not wait for this (issue 52: a write's
+   * answer never waits for the fan-out); the promise settles when the events are out and never
+   * rejects: a failure is logged.
    */
-  async committed(changes: RecordedChange[], driver: Driver): Promise<void> {
-    try {
-      const toRead = new Map<string, Array<string | number>>();
-      for (const change of changes) if (!change.before) toRead.set(change.model, [...(toRead.get(change.model) ?? []), change.key]);
-      const rows = new Map<string, Row>();
-      for (const [model, ids] of toRead) {
-        const info = this.model(model);
-        const { rows: found } = await driver.list(byIdsQuery(info, ids, { select: null, relations: [] }));
-        for (const row of found) rows.set(`${model}\u0000${String(row[info.key])}`, row);
-      }
-      const events: ChangeEvent[] = [];
-      for (const change of changes) {
-        const record = change.before ?? rows.get(`${change.model}\u0000${String(change.key)}`);
-        // gone since the commit (a later delete publishes its own event)
-        if (!record) continue;
-        events.push({ id: this.nextId(), model: change.model, kind: change.kind, key: change.key, record: serialize(record) as Record<string, unknown> });
-      }
-      await this.publish(events);
-    } catch (error) {
-      this.log.app.error('change feed: the events of a commit could not be published', { error: error instanceof Error ? error.message : String(error) });
+  committed(changes: RecordedChange[], driver: Driver): Promise<void> {
+    const read = this.readWritten(changes, driver);
+    read.catch(() => undefined);
+    const done = this.publishing
+      .then(() => read)
+      .then((rows) => this.publish(this.eventsOf(changes, rows)))
+      .catch((error: unknown) => {
+        this.log.app.error('change feed: the events of a commit could not be published', { error: error instanceof Error ? error.message : String(error) });
+      });
+    this.publishing = done;
+    return done;
+  }
+
+  /** The records of `changes` (but those a hard delete carries), by model and key. */
+  private async readWritten(changes: RecordedChange[], driver: Driver): Promise<Map<string, Row>> {
+    const toRead = new Map<string, Array<string | number>>();
+    for (const change of changes) if (!change.before) toRead.set(change.model, [...(toRead.get(change.model) ?? []), change.key]);
+    const rows = new Map<string, Row>();
+    for (const [model, ids] of toRead) {
+      const info = this.model(model);
+      const { rows: found } = await driver.list(byIdsQuery(info, ids, { select: null, relations: [] }));
+      for (const row of found) rows.set(`${model}\u0000${String(row[info.key])}`, row);
     }
+    return rows;
+  }
+
+  private eventsOf(changes: RecordedChange[], rows: Map<string, Row>): ChangeEvent[] {
+    const events: ChangeEvent[] = [];
+    for (const change of changes) {
+      const record = change.before ?? rows.get(`${change.model}\u0000${String(change.key)}`);
+      // gone since the commit (a later delete publishes its own event)
+      if (!record) continue;
+      events.push({ id: this.nextId(), model: change.model, kind: change.kind, key: change.key, record: serialize(record) as Record<string, unknown> });
+    }
+    return events;
   }
 
   /**
@@ -200,7 +219,8 @@ export class ChangeFeed implements ChangeSink {
    * their user's record are re-checked now (decision 70).
    */
   settled(models: ReadonlySet<string>): void {
-    if (this.usersModel && models.has(this.usersModel)) this.rechecks.release();
+    // after the user write's own event is out (it holds the streams the re-check releases)
+    if (this.usersModel && models.has(this.usersModel)) void this.publishing.then(() => this.rechecks.release());
   }
 
   /** Says here (and through Redis, everywhere) that writes to `model` are recorded and published from now on. */
@@ -234,6 +254,8 @@ export class ChangeFeed implements ChangeSink {
       release();
       throw error;
     }
+    // the writes answered before this stream opened are in the buffer (a resume sees them)
+    await this.publishing;
     if (res.destroyed) return release();
     const stream = new SseStream(res, release, () => subscriber?.pull());
     subscriber = new Subscriber(model, rules, stream, this.bufferOf(model), this.settings.maxBufferedBytes, {
@@ -268,6 +290,7 @@ export class ChangeFeed implements ChangeSink {
     for (const set of this.subscribers.values()) for (const subscriber of [...set]) subscriber.stream.end();
     this.subscribers.clear();
     this.stopTimers();
+    await this.publishing;
     await this.fanOut?.close();
   }
 }

@@ -20,7 +20,7 @@ export interface ChangeSink {
   model(name: string): ModelInfo;
   /** Every model, for the rules a delete applies on its own behalf (decision 76). */
   catalog(): Catalog;
-  /** Called after the commit (never for a rolled-back transaction), with the raw driver to read the records. */
+  /** Called after the commit (never for a rolled-back transaction), with the raw driver to read the records; not awaited by the write, never rejects. */
   committed(changes: RecordedChange[], driver: Driver): Promise<void>;
 }
 
@@ -57,7 +57,7 @@ export function recordingDriver(inner: Driver, sink: ChangeSink): Driver {
     else {
       const alone = new Pending();
       alone.add(model, keys, kind, before);
-      await sink.committed([...alone.changes.values()], inner);
+      void sink.committed([...alone.changes.values()], inner);
     }
   };
 
@@ -71,7 +71,8 @@ export function recordingDriver(inner: Driver, sink: ChangeSink): Driver {
         return work(tx);
       });
       const done = pending as Pending | null;
-      if (done && done.changes.size > 0) await sink.committed([...done.changes.values()], inner);
+      // the answer does not wait for the feed (issue 52): the sink orders and publishes on its own
+      if (done && done.changes.size > 0) void sink.committed([...done.changes.values()], inner);
       return result;
     },
     async insert(model: string, records: Record<string, unknown>[], tx: Transaction): Promise<Id[]> {
