@@ -15,7 +15,7 @@ export const FLUSH_MS = 20;
  * Units written per turn of the event loop: a thousand writes at once held every request that
  * arrived meanwhile for the whole burst; in slices, requests are served between them.
  */
-export const FLUSH_SLICE = 100;
+export const FLUSH_SLICE = Number(process.env.GRR_FLUSH_SLICE ?? 25);
 
 /** The most a slice holds the event loop (ms), whatever its count: a write's request waits at most this per turn. */
 export const SLICE_MS = 4;
@@ -96,9 +96,12 @@ export class FlushCycle {
     }
     let busy = 0;
     let at = 0;
+    // the process's CPU time over the whole cycle bounds the slices' wall time: on a crowded machine
+    // a slice preempted by other processes would otherwise read as the feed's cost and stretch the
+    // period for nothing (read once per cycle: getrusage sums every thread, ~50 us a call)
+    const cpu = process.cpuUsage();
     const slice = () => {
       const started = this.now();
-      const cpu = process.cpuUsage();
       const end = Math.min(at + FLUSH_SLICE, units.length);
       while (at < end) {
         try {
@@ -109,14 +112,13 @@ export class FlushCycle {
         at += 1;
         if (this.now() - started >= SLICE_MS) break;
       }
-      // the process's CPU time, not the wall clock: on a crowded machine a slice preempted by
-      // other processes would otherwise read as the feed's cost and stretch the period for nothing
-      const used = process.cpuUsage(cpu);
-      busy += Math.min(this.now() - started, (used.user + used.system) / 1000);
+      busy += this.now() - started;
       if (at < units.length) {
         setImmediate(slice);
         return;
       }
+      const used = process.cpuUsage(cpu);
+      busy = Math.min(busy, (used.user + used.system) / 1000);
       this.busyMs += busy;
       this.running = false;
       this.notBefore = this.now() + REST * busy;
