@@ -64,9 +64,14 @@ export class SseStream {
     this.res.status(200).set({
       'Content-Type': 'text/event-stream; charset=utf-8',
       'Cache-Control': 'no-cache, no-transform',
-      Connection: 'keep-alive',
       'X-Accel-Buffering': 'no',
     });
+    // HTTP/1.1: the body runs until the connection closes, not in chunks: a stream never ends to be
+    // reused, and each chunk's framing cost a 4-part writev per event batch and stream (issue 52)
+    if (this.res.req?.httpVersion === '1.1') {
+      this.res.removeHeader('Transfer-Encoding');
+      this.res.set('Connection', 'close');
+    } else this.res.set('Connection', 'keep-alive');
     this.res.flushHeaders();
     this.res.socket?.setNoDelay(true);
     this.write(': stream open\n\n');

@@ -1,3 +1,4 @@
+import { connect } from 'node:net';
 import { expect } from 'chai';
 import supertest from 'supertest';
 import { API, TIMESTAMP, forEachDriver, type Member } from '../support/contract-app';
@@ -42,6 +43,32 @@ forEachDriver('change feed', (ctx) => {
       const viewer = await ctx.member(['viewer']);
       const refused = await feed('users', { token: viewer.token });
       expect(refused.status).to.equal(403);
+    });
+
+    it('HTTP/1.1: the body runs to the connection\'s end, not in chunks (one write per batch); HTTP/1.0 keeps its own framing', async () => {
+      const raw = (version: string) =>
+        new Promise<string>((resolve, reject) => {
+          const { hostname, port } = new URL(server.url);
+          let text = '';
+          const socket = connect(Number(port), hostname, () => socket.write(`GET ${API}/products/changes HTTP/${version}\r\nHost: ${hostname}\r\nAuthorization: Bearer ${ctx.app.info.adminToken}\r\n\r\n`));
+          socket.on('data', (chunk) => {
+            text += chunk.toString();
+            if (text.includes(': stream open\n\n')) {
+              socket.destroy();
+              resolve(text);
+            }
+          });
+          socket.on('error', reject);
+        });
+      const eleven = await raw('1.1');
+      expect(eleven).to.match(/^HTTP\/1\.1 200 /);
+      expect(eleven).to.match(/\r\nconnection: close\r\n/i);
+      expect(eleven).to.not.match(/transfer-encoding/i);
+      // the first frame right after the headers, with no chunk size before it
+      expect(eleven.split('\r\n\r\n')[1]).to.equal(': stream open\n\n');
+      const ten = await raw('1.0');
+      expect(ten).to.match(/^HTTP\/1\.1 200 /);
+      expect(ten.split('\r\n\r\n')[1]).to.equal(': stream open\n\n');
     });
 
     it('a relation filter or an unknown parameter is a 400 naming it', async () => {

@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import type { Response } from 'express';
+import { FLUSH_SLICE } from '../../../lib/changes/flush-cycle';
 import { SseStream } from '../../../lib/changes/sse-stream';
 
 /** A response that records what is written to it and in which flush it came. */
@@ -22,7 +23,7 @@ describe('changes: SseStream batching', () => {
     expect(writes).to.deep.equal(['ab']);
   });
 
-  it('many streams are written 100 per turn of the event loop, so requests are served between the slices; every one gets its frame', async () => {
+  it('many streams are written FLUSH_SLICE (25) per turn of the event loop, so requests are served between the slices; every one gets its frame', async () => {
     const log: string[][] = [];
     const streams = Array.from({ length: 250 }, () => new SseStream(fakeResponse(log).res, () => undefined));
     streams.forEach((stream, i) => stream.frame(`e${i}`));
@@ -35,7 +36,8 @@ describe('changes: SseStream batching', () => {
         return push(text);
       };
     });
-    expect(afterFirstSlice).to.equal(100);
+    expect(FLUSH_SLICE).to.equal(25);
+    expect(afterFirstSlice).to.equal(FLUSH_SLICE);
     await new Promise((resolve) => setTimeout(resolve, 20));
     expect(log.map((w) => w.join(''))).to.deep.equal(streams.map((_, i) => `e${i}`));
   });
