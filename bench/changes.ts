@@ -287,7 +287,7 @@ async function main(): Promise<void> {
   results.push(`server event-loop delay during the run: p50 ${afterLoad.loop!.p50.toFixed(1)} ms, p99 ${afterLoad.loop!.p99.toFixed(1)} ms; a write inside the server: p50 ${afterLoad.writes!.p50.toFixed(2)} ms (without subscribers ${quietAsk.writes!.p50.toFixed(2)} ms); feed: ${afterLoad.cycles!.count - after.cycles!.count} write cycles taking ${(afterLoad.cycles!.busyMs - after.cycles!.busyMs).toFixed(0)} ms of CPU over the rounds`);
   results.push(`server RSS after the run: ${(afterLoad.rss! / 1048576).toFixed(1)} MiB; feed shed ${afterLoad.stats!.sheds} times (${afterLoad.stats!.streamsReset} streams reset)`);
   // 3. issue 52: the highest rate at which delivery p99 stays under 100 ms, per number of subscribers
-  const capacity = new Map<number, { best: Step | null; steps: Step[]; rssPerStream: number; heapPerStream: number }>();
+  const capacity = new Map<number, { best: Step | null; steps: Step[]; rssPerStream: number; heapPerStream: number; rssOpen: number; rssAfter: number }>();
   for (const count of COUNTS) {
     const idle = await ask(child);
     await audience.resize(count);
@@ -309,7 +309,9 @@ async function main(): Promise<void> {
       if (!(step.deliveryP99 < 100) || step.resets > 0) break;
       best = step;
     }
-    capacity.set(count, { best, steps, rssPerStream, heapPerStream });
+    // the server's RSS once the steps' writes ran, against when the streams were open: bounded buffers keep it flat
+    const rssAfter = (await ask(child)).rss!;
+    capacity.set(count, { best, steps, rssPerStream, heapPerStream, rssOpen: open.rss!, rssAfter });
     results.push(`${count} subscribers (server RSS ${(idle.rss! / 1048576).toFixed(1)} -> ${(open.rss! / 1048576).toFixed(1)} MiB, ${opened > 0 ? `${rssPerStream.toFixed(1)} KiB RSS and ${heapPerStream.toFixed(1)} KiB heap per stream opened` : 'none opened'}): ${steps.map((s) => `${s.rate}/s write p50 ${ms(s.writeP50)} (${ms(quietAt.get(s.rate)!)} without), delivery p99 ${ms(s.deliveryP99)}, ${s.received}/${s.expected} delivered, ${s.resets} resets`).join('; ')}`);
   }
   const final = await ask(child);
@@ -327,6 +329,11 @@ async function main(): Promise<void> {
     const [[lowCount, low], [highCount, high]] = opening;
     table.push(row(`server RSS per stream opened, up to ${lowCount} vs up to ${highCount} subscribers`, `${low.rssPerStream.toFixed(1)} vs ${high.rssPerStream.toFixed(1)} KiB`, `${(high.rssPerStream / low.rssPerStream).toFixed(2)}x`, 'flat (<= 1.5x)', high.rssPerStream > 0 && high.rssPerStream <= 1.5 * Math.max(low.rssPerStream, 1)));
     table.push(row(`server heap per stream opened (after a collection), up to ${lowCount} vs up to ${highCount} subscribers`, `${low.heapPerStream.toFixed(1)} vs ${high.heapPerStream.toFixed(1)} KiB`, `${(high.heapPerStream / low.heapPerStream).toFixed(2)}x`, 'flat (<= 1.5x)', high.heapPerStream <= 1.5 * low.heapPerStream));
+  }
+  const largest = [...capacity].at(-1);
+  if (largest) {
+    const [count, { rssOpen, rssAfter, steps }] = largest;
+    table.push(row(`server RSS with ${count} subscribers, streams open vs after ${steps.length} steps of writes`, `${(rssOpen / 1048576).toFixed(1)} vs ${(rssAfter / 1048576).toFixed(1)} MiB`, `${(rssAfter / rssOpen).toFixed(2)}x`, 'flat (<= 1.1x)', rssAfter <= 1.1 * rssOpen));
   }
   for (const [count, { best, steps }] of capacity) {
     const first = steps[0];
