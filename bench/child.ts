@@ -1,4 +1,4 @@
-import { fork, type ChildProcess } from 'node:child_process';
+import { fork, spawnSync, type ChildProcess } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
 import { Session } from 'node:inspector/promises';
 import { join } from 'node:path';
@@ -12,12 +12,33 @@ export interface Child<T> {
   stop(): Promise<void>;
 }
 
+let compiled = false;
+
 /**
- * Forks `bench/<script>` through tsx and waits for its first IPC message (`{error}` rejects).
+ * The served side as users run it: JavaScript compiled by tsc (tsconfig.bench.json, into
+ * bench/tmp/build), not TypeScript through tsx, whose esbuild transform names every function
+ * made at run time (`__name`, a defineProperty per closure per request: 2 % of a show's CPU,
+ * more of the library's than of a hand-written handler's). BENCH_TSX=1 serves through tsx.
+ */
+function compiledScript(script: string): string {
+  if (process.env.BENCH_TSX === '1') return join(__dirname, script);
+  if (!compiled) {
+    const root = join(__dirname, '..');
+    const tsc = spawnSync(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', join(root, 'tsconfig.bench.json')], { cwd: root, encoding: 'utf8' });
+    if (tsc.status !== 0) throw new Error(`tsc -p tsconfig.bench.json failed:\n${tsc.stdout}${tsc.stderr}`);
+    compiled = true;
+  }
+  return join(__dirname, 'tmp', 'build', 'bench', script.replace(/\.ts$/, '.js'));
+}
+
+/**
+ * Forks `bench/<script>`, compiled (above), and waits for its first IPC message (`{error}` rejects).
  * stop() sends 'stop' and waits for the exit (SIGKILL after 10 s).
  */
 export function startChild<T>(script: string, args: string[], nodeFlags: string[] = []): Promise<Child<T>> {
-  const child = fork(join(__dirname, script), args, { execArgv: ['--import', 'tsx', ...nodeFlags], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const file = compiledScript(script);
+  const execArgv = file.endsWith('.ts') ? ['--import', 'tsx', ...nodeFlags] : nodeFlags;
+  const child = fork(file, args, { execArgv, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const stop = async (): Promise<void> => {
     if (child.exitCode !== null || child.signalCode !== null) return;
