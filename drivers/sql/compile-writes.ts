@@ -16,13 +16,6 @@ export function columnOf(info: StorageInfo, field: string): string {
   return info.columns[field] ?? field;
 }
 
-/** JSON for jsonb_populate_record: keys are column names. */
-function toJsonRecord(info: StorageInfo, fields: string[], record: Record<string, unknown>): Record<string, unknown> {
-  const out: Record<string, unknown> = Object.create(null) as Record<string, unknown>;
-  for (const field of fields) out[columnOf(info, field)] = record[field] === undefined ? null : record[field];
-  return out;
-}
-
 const MANAGED = (info: StorageInfo, key: string): Set<string> => new Set([key, info.createdAt, info.updatedAt].filter((f): f is string => !!f));
 
 /** A model default, made per record (Sequelize's `defaultValue`, e.g. a fresh UUID each time). */
@@ -121,16 +114,23 @@ export function compileUpdate(info: StorageInfo, key: string, items: { id: unkno
   if (versionCol) sets.push(`${versionCol} = CASE WHEN ${changed} THEN "t".${versionCol} + 1 ELSE "t".${versionCol} END`);
   const keyCol = quoteIdent(columnOf(info, key));
   if (sets.length === 0) sets.push(`${keyCol} = "t".${keyCol}`);
-  const json = JSON.stringify(
-    items.map((item) => {
-      const out = toJsonRecord(info, [], {});
-      out[columnOf(info, key)] = item.id;
-      for (const f of fields) if (Object.prototype.hasOwnProperty.call(item.changes, f)) out[columnOf(info, f)] = item.changes[f] ?? null;
-      // the precondition travels in the version column of the item's row (null: none)
-      if (version && item.expected !== undefined) out[columnOf(info, version)] = item.expected;
-      return out;
-    }),
-  );
+  // the rows' JSON written directly (column names quoted once): a prototype-less object per item,
+  // stringified, was a tenth of a batch update's CPU in the driver
+  const keyName = `${JSON.stringify(columnOf(info, key))}:`;
+  const names = fields.map((f) => `,${JSON.stringify(columnOf(info, f))}:`);
+  const versionName = version ? `,${JSON.stringify(columnOf(info, version))}:` : '';
+  const rows: string[] = new Array<string>(items.length);
+  for (let i = 0; i < items.length; i += 1) {
+    const { id, changes, expected } = items[i];
+    let row = `{${keyName}${JSON.stringify(id)}`;
+    for (let f = 0; f < fields.length; f += 1) {
+      if (Object.prototype.hasOwnProperty.call(changes, fields[f])) row += `${names[f]}${JSON.stringify(changes[fields[f]] ?? null) ?? 'null'}`;
+    }
+    // the precondition travels in the version column of the item's row (null: none)
+    if (version && expected !== undefined) row += `${versionName}${JSON.stringify(expected)}`;
+    rows[i] = `${row}}`;
+  }
+  const json = `[${rows.join(',')}]`;
   const source = uniform
     ? `jsonb_populate_recordset(NULL::${table}, $1::jsonb) AS "u"`
     : `(SELECT "e"."j", jsonb_populate_record(NULL::${table}, "e"."j") AS "r" FROM jsonb_array_elements($1::jsonb) AS "e"("j")) AS "u"`;
