@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { Client } from 'pg';
@@ -21,10 +21,14 @@ import type { ServeReady } from './serve';
  * order rotates; beside them PostgreSQL's own ceiling for the same statements (pgbench, when on
  * PATH). Writes the "Against peers" section of bench/RESULTS.md. BENCH_SECONDS (default 6).
  */
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 6);
 const LOAD: LoadOptions = { connections: 10, seconds: SECONDS, warmupSeconds: 1 };
-const WRITE_REPS = Number(process.env.BENCH_WRITE_REPS ?? 15);
+/**
+ * Timed repetitions per write and side. 15 gave medians that moved 10-15 % between runs (single
+ * writes of 2-3 ms whose samples spread from 2.5 to 5.4 ms, a collection landing in one or not).
+ */
+const WRITE_REPS = Number(process.env.BENCH_WRITE_REPS ?? 45);
 /** Unmeasured repetitions first: a write path's code is still being optimized over its first runs (the library's bulk create took 66 -> 44 ms over its first seven). */
 const WRITE_WARMUPS = Number(process.env.BENCH_WRITE_WARMUPS ?? 3);
 const run = promisify(execFile);
@@ -156,7 +160,22 @@ async function ceilingScripts(client: Client): Promise<{ list: string; show: str
 
 const ratio = (x: number, base: number) => `${(x / base).toFixed(2)}x`;
 
+/**
+ * Waits (at most BENCH_QUIET_WAIT_S, default 180 s) for the 1-minute load average to fall below
+ * 1.2: a run started right after another one (or a build) measured its first rounds on a machine
+ * still busy with the last. Returns the load average at the start, printed with the results.
+ */
+async function quietMachine(): Promise<string> {
+  const until = Date.now() + Number(process.env.BENCH_QUIET_WAIT_S ?? 180) * 1000;
+  while (loadavg()[0] >= 1.2 && Date.now() < until) {
+    log(`waiting for a quiet machine (load average ${loadavg()[0].toFixed(2)})`);
+    await new Promise((resolve) => setTimeout(resolve, 10_000));
+  }
+  return loadavg().map((l) => l.toFixed(2)).join(', ');
+}
+
 async function main(): Promise<void> {
+  const load = await quietMachine();
   const pg = await startPostgres();
   const client = new Client({ connectionString: pg.uri });
   const lines: string[] = [];
@@ -321,7 +340,7 @@ async function main(): Promise<void> {
     lines.push(
       '## Against peers',
       '',
-      `\`npm run bench:peers\`, ${new Date().toISOString().slice(0, 10)}: PostgreSQL (embedded), ${SQL_DATASET.products.toLocaleString('en')} products; the library (example app), the hand-written \`pg\` handler and Feathers 5 + @feathersjs/knex (same pool size 5), answers checked identical first. Reads: one server process serving all three (one loaded at a time), ${LOAD.connections} connections, ${SECONDS} s, median of ${ROUNDS} rounds in rotating order. Writes: each side in a server process of its own, median of ${WRITE_REPS} repetitions alternating in a rotating order after ${WRITE_WARMUPS} unmeasured ones. PostgreSQL's ceiling: pgbench running the baseline's statements for one request as one pgbench transaction (${LOAD.connections} clients, prepared), no HTTP and no Node.`,
+      `\`npm run bench:peers\`, ${new Date().toISOString().slice(0, 10)}: PostgreSQL (embedded), ${SQL_DATASET.products.toLocaleString('en')} products; the library (example app), the hand-written \`pg\` handler and Feathers 5 + @feathersjs/knex (same pool size 5), answers checked identical first; load average at the start ${load} (${cpus().length} cores). Reads: one server process serving all three (one loaded at a time), ${LOAD.connections} connections, ${SECONDS} s, median of ${ROUNDS} rounds in rotating order. Writes: each side in a server process of its own, median of ${WRITE_REPS} repetitions alternating in a rotating order after ${WRITE_WARMUPS} unmeasured ones. PostgreSQL's ceiling: pgbench running the baseline's statements for one request as one pgbench transaction (${LOAD.connections} clients, prepared), no HTTP and no Node.`,
       '',
       '| request | library req/s | hand-written pg req/s | Feathers + knex req/s | library vs pg | Feathers vs pg | PostgreSQL ceiling (requests/s) |',
       '| --- | ---: | ---: | ---: | ---: | ---: | ---: |',
