@@ -4,6 +4,7 @@ import type { SqlStatement } from './sql-builder';
 import { fallBackOn, namesAllowed, poolerRetry } from './pooler-errors';
 import { localSettings } from './sql-options';
 import { replicaFor, type Replica } from './read-routing';
+import { fastTypes, type TypeSource } from './fast-timestamp';
 
 type Rows = Record<string, unknown>[];
 
@@ -164,6 +165,9 @@ function submit(client: PgClient, statement: SqlStatement, name?: string): Promi
     const query = new Query<Rows[number]>(statement.sql, statement.bind, (error, result) => (error ? reject(error) : resolve(result)));
     // Query keeps the config's name as a plain field (read when it is submitted); @types/pg omits it
     if (name) (query as unknown as { name?: string }).name = name;
+    // the client's parsers, timestamptz without regular expressions (fast-timestamp.ts); pg only
+    // sets the client's own when the result has none
+    (query as unknown as { _result: { _types?: TypeSource } })._result._types = fastTypes(client as unknown as TypeSource);
     client.query(query);
   });
 }
