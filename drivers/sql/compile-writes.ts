@@ -101,7 +101,7 @@ export function compileUpdate(info: StorageInfo, key: string, items: { id: unkno
   // stored one; compared as jsonb so every column type (json, arrays) has an equality
   const differs = fields.map((f) => {
     const col = quoteIdent(columnOf(info, f));
-    return `(${sent(f)}to_jsonb(${value(col)}) IS DISTINCT FROM to_jsonb("t".${col}))`;
+    return info.plainEquality?.[f] ? `(${sent(f)}${value(col)} IS DISTINCT FROM "t".${col})` : `(${sent(f)}to_jsonb(${value(col)}) IS DISTINCT FROM to_jsonb("t".${col}))`;
   });
   // a guarded write (soft delete, restore) always changes its field
   const changed = guard ? 'TRUE' : differs.length === 0 ? 'FALSE' : differs.join(' OR ');

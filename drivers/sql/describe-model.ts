@@ -17,6 +17,7 @@ interface AttributeLike {
   references?: unknown;
   onDelete?: string;
   defaultValue?: unknown;
+  collate?: unknown;
 }
 
 interface AssociationLike {
@@ -45,6 +46,13 @@ const TYPES: Record<string, FieldType> = {
   ARRAY: 'array',
   JSON: 'object', JSONB: 'object', HSTORE: 'object',
 };
+
+/**
+ * Sequelize types whose PostgreSQL equality agrees with comparing the values' JSON (StorageInfo
+ * `plainEquality`). Not CITEXT (case-insensitive), CHAR (blank-padded), JSON (no equality), arrays,
+ * HSTORE or TSVECTOR; text with a collation of its own is left out too (a nondeterministic one).
+ */
+const PLAIN_EQUALITY = new Set(['STRING', 'TEXT', 'UUID', 'ENUM', 'INTEGER', 'BIGINT', 'SMALLINT', 'MEDIUMINT', 'TINYINT', 'FLOAT', 'DOUBLE', 'DOUBLE PRECISION', 'DECIMAL', 'REAL', 'BOOLEAN', 'DATE', 'DATEONLY']);
 
 /** PostgreSQL types without LIKE or collation: compared as text. */
 const TEXT_CAST = new Set(['ENUM', 'UUID']);
@@ -90,7 +98,9 @@ export function describeSequelizeModel(
   const fields: Record<string, FieldInfo> = {};
   const columns: Record<string, string> = {};
   const textCasts: Record<string, 'text' | 'text[]'> = {};
+  const plainEquality: Record<string, true> = {};
   for (const [name, attr] of Object.entries(attrs)) {
+    if (PLAIN_EQUALITY.has(attr.type?.key ?? '') && attr.collate === undefined) plainEquality[name] = true;
     columns[name] = attr.field ?? name;
     let type = fieldTypeOf(attr);
     const isId = attr.primaryKey || ((fkFields.has(name) || attr.references !== undefined) && type === 'integer');
@@ -151,7 +161,7 @@ export function describeSequelizeModel(
       // a paranoid model is soft-deletable through its deletedAt attribute
       ...(paranoid && stamps.deletedAt ? { paranoid: stamps.deletedAt } : {}),
     },
-    table: { ...tableOf(model), columns, textCasts, indexed: indexedFields(model, attrs, columns), createdAt: stamps.createdAt ?? null, updatedAt: stamps.updatedAt ?? null },
+    table: { ...tableOf(model), columns, textCasts, plainEquality, indexed: indexedFields(model, attrs, columns), createdAt: stamps.createdAt ?? null, updatedAt: stamps.updatedAt ?? null },
     maxId: keyType === 'BIGINT' ? Number.MAX_SAFE_INTEGER : 2147483647,
   };
 }

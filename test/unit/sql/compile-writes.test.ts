@@ -44,6 +44,13 @@ describe('sql compiler: writes', () => {
     expect(JSON.parse(s.bind[0] as string)).to.deep.equal([{ id: 1, price: 5, 'no"te': 'a' }, { id: 2, price: 6, 'no"te': null }]);
   });
 
+  it('the dirty check compares fields of a plain-equality type directly, the others through to_jsonb', () => {
+    const s = compileUpdate({ ...products, plainEquality: { price: true } }, 'id', [{ id: 1, changes: { price: 5, note: 'a' } }]);
+    expect(s.sql).to.contain('CASE WHEN ("u"."price" IS DISTINCT FROM "t"."price") OR (to_jsonb("u"."no""te") IS DISTINCT FROM to_jsonb("t"."no""te")) THEN');
+    const mixed = compileUpdate({ ...products, plainEquality: { price: true } }, 'id', [{ id: 1, changes: { price: 5 } }, { id: 2, changes: { note: 'b' } }]);
+    expect(mixed.sql).to.contain('(jsonb_exists("u"."j", \'price\') AND ("u"."r")."price" IS DISTINCT FROM "t"."price")');
+  });
+
   it('delete and existence checks take the ids as one array parameter', () => {
     expect(compileDelete(products, 'id', [1, 2])).to.deep.equal({ sql: 'DELETE FROM "products" WHERE "id" = ANY($1) RETURNING "id" AS "id"', bind: [[1, 2]] });
     expect(compileExistingIds(products, 'id', [3])).to.deep.equal({ sql: 'SELECT "id" AS "id" FROM "products" WHERE "id" = ANY($1)', bind: [[3]], prepare: true });
