@@ -83,14 +83,64 @@ export function rowObject(alias: string, columns: string[]): string {
 /** The row as it was, for history (decision 83): columns read from PostgreSQL 18's `old` in RETURNING, or from the row's pre-statement version joined by key; answered as `grr_b<i>`. */
 export type BeforeRow = false | { old: string[] } | { joined: string[] };
 
-export function compileUpdate(info: StorageInfo, key: string, items: { id: unknown; changes: Record<string, unknown>; expected?: number }[], guard?: { field: string; isNull: boolean }, returned: string[] = [key], version: string | null | undefined = null, before: BeforeRow = false): SqlStatement {
+export function compileUpdate(info: StorageInfo, key: string, items: UpdateItems, guard?: { field: string; isNull: boolean }, returned: string[] = [key], version: string | null | undefined = null, before: BeforeRow = false): SqlStatement {
   const managed = MANAGED(info, key);
   if (version) managed.add(version);
-  const fields = [...new Set(items.flatMap((i) => Object.keys(i.changes)))].filter((f) => f in info.columns && !managed.has(f));
-  const table = tableSql(info);
+  const seen = new Set<string>();
+  for (const item of items) for (const f in item.changes) if (Object.prototype.hasOwnProperty.call(item.changes, f)) seen.add(f);
+  const fields = [...seen].filter((f) => f in info.columns && !managed.has(f));
   // every item changes the same fields (a batch's usual case): one typed recordset and plain SETs,
   // no per-item record nor CASE on which keys it sent
   const uniform = items.every((i) => fields.every((f) => Object.prototype.hasOwnProperty.call(i.changes, f)));
+  // the text depends on the fields and options only: made once per shape (a batch of 100 rebuilt it every time)
+  const shape = `${key}\u0001${fields.join('\u0000')}\u0001${uniform}\u0001${guard ? `${guard.field}:${guard.isNull}` : ''}\u0001${returned.join('\u0000')}\u0001${version ?? ''}\u0001${before ? JSON.stringify(before) : ''}`;
+  let texts = updateTexts.get(info);
+  if (!texts) updateTexts.set(info, (texts = new Map()));
+  let sql = texts.get(shape);
+  if (sql === undefined) {
+    sql = updateText(info, key, fields, uniform, guard, returned, version, before);
+    if (texts.size < 200) texts.set(shape, sql);
+  }
+  // prepared, as the INSERT: one JSON document whatever the items, so one plan fits all
+  return { sql, bind: [updateRowsJson(info, key, fields, version, items)], prepare: true };
+}
+
+type UpdateItems = { id: unknown; changes: Record<string, unknown>; expected?: number }[];
+
+/** Update statements' texts by table and shape (fields, options). */
+const updateTexts = new WeakMap<StorageInfo, Map<string, string>>();
+
+/** A value's JSON: numbers and the like without JSON.stringify's generic path (a batch's rows are mostly numbers). */
+function jsonValue(value: unknown): string {
+  if (typeof value === 'number') return Number.isFinite(value) ? `${value}` : 'null';
+  if (value === null || value === undefined) return 'null';
+  if (typeof value === 'boolean') return value ? 'true' : 'false';
+  return JSON.stringify(value) ?? 'null';
+}
+
+/**
+ * The rows' JSON for jsonb_populate_recordset, written directly (column names quoted once): a
+ * prototype-less object per item, stringified, took four times as long.
+ */
+function updateRowsJson(info: StorageInfo, key: string, fields: string[], version: string | null | undefined, items: UpdateItems): string {
+  const keyName = `{${JSON.stringify(columnOf(info, key))}:`;
+  const names = fields.map((f) => `,${JSON.stringify(columnOf(info, f))}:`);
+  const versionName = version ? `,${JSON.stringify(columnOf(info, version))}:` : '';
+  let json = '[';
+  for (let i = 0; i < items.length; i += 1) {
+    const { id, changes, expected } = items[i];
+    if (i > 0) json += ',';
+    json += keyName + jsonValue(id);
+    for (let f = 0; f < fields.length; f += 1) if (Object.prototype.hasOwnProperty.call(changes, fields[f])) json += names[f] + jsonValue(changes[fields[f]]);
+    // the precondition travels in the version column of the item's row (null: none)
+    if (version && expected !== undefined) json += versionName + jsonValue(expected);
+    json += '}';
+  }
+  return `${json}]`;
+}
+
+function updateText(info: StorageInfo, key: string, fields: string[], uniform: boolean, guard: { field: string; isNull: boolean } | undefined, returned: string[], version: string | null | undefined, before: BeforeRow): string {
+  const table = tableSql(info);
   const value = (col: string) => (uniform ? `"u".${col}` : `("u"."r").${col}`);
   const sent = (f: string) => (uniform ? '' : `jsonb_exists("u"."j", ${quoteLiteral(columnOf(info, f))}) AND `);
   const sets = fields.map((f) => {
@@ -114,39 +164,18 @@ export function compileUpdate(info: StorageInfo, key: string, items: { id: unkno
   if (versionCol) sets.push(`${versionCol} = CASE WHEN ${changed} THEN "t".${versionCol} + 1 ELSE "t".${versionCol} END`);
   const keyCol = quoteIdent(columnOf(info, key));
   if (sets.length === 0) sets.push(`${keyCol} = "t".${keyCol}`);
-  // the rows' JSON written directly (column names quoted once): a prototype-less object per item,
-  // stringified, was a tenth of a batch update's CPU in the driver
-  const keyName = `${JSON.stringify(columnOf(info, key))}:`;
-  const names = fields.map((f) => `,${JSON.stringify(columnOf(info, f))}:`);
-  const versionName = version ? `,${JSON.stringify(columnOf(info, version))}:` : '';
-  const rows: string[] = new Array<string>(items.length);
-  for (let i = 0; i < items.length; i += 1) {
-    const { id, changes, expected } = items[i];
-    let row = `{${keyName}${JSON.stringify(id)}`;
-    for (let f = 0; f < fields.length; f += 1) {
-      if (Object.prototype.hasOwnProperty.call(changes, fields[f])) row += `${names[f]}${JSON.stringify(changes[fields[f]] ?? null) ?? 'null'}`;
-    }
-    // the precondition travels in the version column of the item's row (null: none)
-    if (version && expected !== undefined) row += `${versionName}${JSON.stringify(expected)}`;
-    rows[i] = `${row}}`;
-  }
-  const json = `[${rows.join(',')}]`;
   const source = uniform
     ? `jsonb_populate_recordset(NULL::${table}, $1::jsonb) AS "u"`
     : `(SELECT "e"."j", jsonb_populate_record(NULL::${table}, "e"."j") AS "r" FROM jsonb_array_elements($1::jsonb) AS "e"("j")) AS "u"`;
   // decision 83 (history): the row as it was, from RETURNING's `old` or the statement's snapshot joined by key
   const old = before && 'joined' in before ? ` JOIN ${table} AS "o" ON "o".${keyCol} = ${value(keyCol)}` : '';
   const beforeRow = !before ? '' : ('joined' in before ? before.joined.map((c) => `"o".${quoteIdent(c)}`) : before.old.map((c) => `old.${quoteIdent(c)}`)).map((c, i) => `, ${c} AS "grr_b${i}"`).join('');
-  return {
-    sql:
-      `UPDATE ${table} AS "t" SET ${sets.join(', ')} FROM ${source}${old} WHERE "t".${keyCol} = ${value(keyCol)}` +
-      (guard ? ` AND "t".${quoteIdent(columnOf(info, guard.field))} IS ${guard.isNull ? '' : 'NOT '}NULL` : '') +
-      (versionCol ? ` AND (${value(versionCol)} IS NULL OR "t".${versionCol} = ${value(versionCol)})` : '') +
-      ` RETURNING ${returned.map((f) => `"t".${quoteIdent(columnOf(info, f))} AS ${quoteIdent(f)}`).join(', ')}${beforeRow}`,
-    bind: [json],
-    // prepared, as the INSERT: one JSON document whatever the items, so one plan fits all
-    prepare: true,
-  };
+  return (
+    `UPDATE ${table} AS "t" SET ${sets.join(', ')} FROM ${source}${old} WHERE "t".${keyCol} = ${value(keyCol)}` +
+    (guard ? ` AND "t".${quoteIdent(columnOf(info, guard.field))} IS ${guard.isNull ? '' : 'NOT '}NULL` : '') +
+    (versionCol ? ` AND (${value(versionCol)} IS NULL OR "t".${versionCol} = ${value(versionCol)})` : '') +
+    ` RETURNING ${returned.map((f) => `"t".${quoteIdent(columnOf(info, f))} AS ${quoteIdent(f)}`).join(', ')}${beforeRow}`
+  );
 }
 
 /** With `whole`, each removed row's columns too, as `grr_c<i>` (history, decision 83: the records as they were, from the DELETE). */

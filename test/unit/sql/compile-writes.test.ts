@@ -51,6 +51,18 @@ describe('sql compiler: writes', () => {
     expect(mixed.sql).to.contain('(jsonb_exists("u"."j", \'price\') AND ("u"."r")."price" IS DISTINCT FROM "t"."price")');
   });
 
+  it('an update of the same shape reuses its text; the rows are JSON like JSON.stringify makes (non-finite numbers null, dates ISO)', () => {
+    const at = new Date('2026-11-29T02:00:00.123Z');
+    const a = compileUpdate(products, 'id', [{ id: 1, changes: { price: 5, note: 'a"b' } }]);
+    const b = compileUpdate(products, 'id', [{ id: 2, changes: { price: Number.NaN, note: null } }, { id: 3, changes: { price: 1.5, note: at } }]);
+    expect(b.sql).to.equal(a.sql);
+    expect(b.bind[0]).to.equal(JSON.stringify([{ id: 2, price: null, 'no"te': null }, { id: 3, price: 1.5, 'no"te': at }]));
+    expect(JSON.parse(a.bind[0] as string)).to.deep.equal([{ id: 1, price: 5, 'no"te': 'a"b' }]);
+    // another shape, another text
+    expect(compileUpdate(products, 'id', [{ id: 1, changes: { price: 5 } }]).sql).to.not.equal(a.sql);
+    expect(compileUpdate(products, 'id', [{ id: 1, changes: { price: 5, note: 'a' } }], { field: 'note', isNull: true }).sql).to.not.equal(a.sql);
+  });
+
   it('delete and existence checks take the ids as one array parameter', () => {
     expect(compileDelete(products, 'id', [1, 2])).to.deep.equal({ sql: 'DELETE FROM "products" WHERE "id" = ANY($1) RETURNING "id" AS "id"', bind: [[1, 2]] });
     expect(compileExistingIds(products, 'id', [3])).to.deep.equal({ sql: 'SELECT "id" AS "id" FROM "products" WHERE "id" = ANY($1)', bind: [[3]], prepare: true });
