@@ -171,15 +171,17 @@ export class ResourceWrites extends WritePreparation {
     if (new Set(ids).size !== ids.length) throw new BadRequestError(`Each id may appear only once in "${key}".`, key);
     const changes = await this.prepare(raw, 'update', (i) => `${key}.${i}.`, ctx, scope.forced);
     // decision 81: an item's `version` is its precondition (versioned resources only)
-    const versions = raw.map((item) => (this.entry.info.versionField ? itemVersion(item) : undefined));
-    const checked = versions.some((v) => v !== undefined);
-    const items = (await runHook(this.hooks.beforeUpdate, ids.map((id, i) => ({ id, changes: changes[i] })), ctx)).map((item, i) => ({ ...item, expected: versions[i] }));
+    const versions = this.entry.info.versionField ? raw.map((item) => itemVersion(item)) : null;
+    const checked = versions !== null && versions.some((v) => v !== undefined);
+    const hooked = await runHook(this.hooks.beforeUpdate, ids.map((id, i) => ({ id, changes: changes[i] })), ctx);
+    // an item without a precondition is the hook's item as it is (no copy of 100 items per batch)
+    const items: Array<{ id: Id; changes: Record<string, unknown>; expected?: number }> = checked ? hooked.map((item, i) => ({ ...item, expected: versions[i] })) : hooked;
     this.logQuery('updateMultiple', { ids });
     let shortfall = false;
     const written = await this.db(() =>
       this.database.transaction(async (tx) => {
         await this.lockHierarchy(items, tx);
-        const changed = items.filter((item) => Object.keys(item.changes).length > 0 || item.expected !== undefined);
+        const changed = items.filter((item) => item.expected !== undefined || hasOwnKey(item.changes));
         const stale = (reached: number) => {
           if (checked && reached < changed.length) throw new StaleItems();
         };
@@ -235,4 +237,10 @@ export class ResourceWrites extends WritePreparation {
     const now = new Map(rows.map((row) => [String(row[this.entry.info.key]), row[field]]));
     return items.filter((i) => i.expected !== undefined && now.get(String(i.id)) !== i.expected).map((i) => i.id);
   }
+}
+
+/** True when `record` has an own enumerable key (without an array of its keys). */
+function hasOwnKey(record: Record<string, unknown>): boolean {
+  for (const key in record) if (Object.prototype.hasOwnProperty.call(record, key)) return true;
+  return false;
 }
