@@ -1,11 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import type { Response } from 'express';
-import type { Driver, Row } from '../driver';
-import { serialize } from '../service/reads/serialize';
+import type { Driver } from '../driver';
 import type { Loggers } from '../log/logger';
 import type { Registry } from '../service/declarations/registry';
 import type { ModelInfo } from '../resource/model-info';
-import { byIdsQuery } from '../service/reads/read-by-ids';
+import { eventsOf, readWritten } from './commit-events';
 import { Delivery, type ShedStats } from './delivery';
 import { EventBuffer } from './event-buffer';
 import { RecheckSchedule } from './recheck-schedule';
@@ -121,40 +120,16 @@ export class ChangeFeed implements ChangeSink {
    * rejects: a failure is logged.
    */
   committed(changes: RecordedChange[], driver: Driver): Promise<void> {
-    const read = this.readWritten(changes, driver);
+    const read = readWritten(changes, driver, (model) => this.model(model));
     read.catch(() => undefined);
     const done = this.publishing
       .then(() => read)
-      .then((rows) => this.publish(this.eventsOf(changes, rows)))
+      .then((rows) => this.publish(eventsOf(changes, rows, () => this.nextId())))
       .catch((error: unknown) => {
         this.log.app.error('change feed: the events of a commit could not be published', { error: error instanceof Error ? error.message : String(error) });
       });
     this.publishing = done;
     return done;
-  }
-
-  /** The records of `changes` (but those a hard delete carries), by model and key. */
-  private async readWritten(changes: RecordedChange[], driver: Driver): Promise<Map<string, Row>> {
-    const toRead = new Map<string, Array<string | number>>();
-    for (const change of changes) if (!change.before) toRead.set(change.model, [...(toRead.get(change.model) ?? []), change.key]);
-    const rows = new Map<string, Row>();
-    for (const [model, ids] of toRead) {
-      const info = this.model(model);
-      const { rows: found } = await driver.list(byIdsQuery(info, ids, { select: null, relations: [] }));
-      for (const row of found) rows.set(`${model}\u0000${String(row[info.key])}`, row);
-    }
-    return rows;
-  }
-
-  private eventsOf(changes: RecordedChange[], rows: Map<string, Row>): ChangeEvent[] {
-    const events: ChangeEvent[] = [];
-    for (const change of changes) {
-      const record = change.before ?? rows.get(`${change.model}\u0000${String(change.key)}`);
-      // gone since the commit (a later delete publishes its own event)
-      if (!record) continue;
-      events.push({ id: this.nextId(), model: change.model, kind: change.kind, key: change.key, record: serialize(record) as Record<string, unknown> });
-    }
-    return events;
   }
 
   /**
