@@ -93,12 +93,14 @@ export function compileUpdate(info: StorageInfo, key: string, items: UpdateItems
   // no per-item record nor CASE on which keys it sent
   const uniform = items.every((i) => fields.every((f) => Object.prototype.hasOwnProperty.call(i.changes, f)));
   // the text depends on the fields and options only: made once per shape (a batch of 100 rebuilt it every time)
-  const shape = `${key}\u0001${fields.join('\u0000')}\u0001${uniform}\u0001${guard ? `${guard.field}:${guard.isNull}` : ''}\u0001${returned.join('\u0000')}\u0001${version ?? ''}\u0001${before ? JSON.stringify(before) : ''}`;
+  // with every column's type known (column-types.ts), a typed column list instead of the table's whole row type
+  const typed = uniform && !!info.columnTypes && [key, ...fields, ...(version ? [version] : [])].every((f) => info.columnTypes![columnOf(info, f)] !== undefined);
+  const shape = `${key}\u0001${fields.join('\u0000')}\u0001${uniform}\u0001${typed}\u0001${guard ? `${guard.field}:${guard.isNull}` : ''}\u0001${returned.join('\u0000')}\u0001${version ?? ''}\u0001${before ? JSON.stringify(before) : ''}`;
   let texts = updateTexts.get(info);
   if (!texts) updateTexts.set(info, (texts = new Map()));
   let sql = texts.get(shape);
   if (sql === undefined) {
-    sql = updateText(info, key, fields, uniform, guard, returned, version, before);
+    sql = updateText(info, key, fields, uniform && typed ? 'typed' : uniform, guard, returned, version, before);
     if (texts.size < 200) texts.set(shape, sql);
   }
   // prepared, as the INSERT: one JSON document whatever the items, so one plan fits all
@@ -139,8 +141,14 @@ function updateRowsJson(info: StorageInfo, key: string, fields: string[], versio
   return `${json}]`;
 }
 
-function updateText(info: StorageInfo, key: string, fields: string[], uniform: boolean, guard: { field: string; isNull: boolean } | undefined, returned: string[], version: string | null | undefined, before: BeforeRow): string {
+/** The rows of $1 (a JSON array) with only these fields' columns, each of its catalog type (a type is the catalog's text, never a client's). */
+function typedRows(info: StorageInfo, fields: string[]): string {
+  return `json_to_recordset($1::json) AS "u"(${fields.map((f) => `${quoteIdent(columnOf(info, f))} ${info.columnTypes![columnOf(info, f)]}`).join(', ')})`;
+}
+
+function updateText(info: StorageInfo, key: string, fields: string[], form: boolean | 'typed', guard: { field: string; isNull: boolean } | undefined, returned: string[], version: string | null | undefined, before: BeforeRow): string {
   const table = tableSql(info);
+  const uniform = form !== false;
   const value = (col: string) => (uniform ? `"u".${col}` : `("u"."r").${col}`);
   const sent = (f: string) => (uniform ? '' : `jsonb_exists("u"."j", ${quoteLiteral(columnOf(info, f))}) AND `);
   const sets = fields.map((f) => {
@@ -164,9 +172,7 @@ function updateText(info: StorageInfo, key: string, fields: string[], uniform: b
   if (versionCol) sets.push(`${versionCol} = CASE WHEN ${changed} THEN "t".${versionCol} + 1 ELSE "t".${versionCol} END`);
   const keyCol = quoteIdent(columnOf(info, key));
   if (sets.length === 0) sets.push(`${keyCol} = "t".${keyCol}`);
-  const source = uniform
-    ? `jsonb_populate_recordset(NULL::${table}, $1::jsonb) AS "u"`
-    : `(SELECT "e"."j", jsonb_populate_record(NULL::${table}, "e"."j") AS "r" FROM jsonb_array_elements($1::jsonb) AS "e"("j")) AS "u"`;
+  const source = form === 'typed' ? typedRows(info, [key, ...fields, ...(version ? [version] : [])]) : uniform ? `jsonb_populate_recordset(NULL::${table}, $1::jsonb) AS "u"` : `(SELECT "e"."j", jsonb_populate_record(NULL::${table}, "e"."j") AS "r" FROM jsonb_array_elements($1::jsonb) AS "e"("j")) AS "u"`;
   // decision 83 (history): the row as it was, from RETURNING's `old` or the statement's snapshot joined by key
   const old = before && 'joined' in before ? ` JOIN ${table} AS "o" ON "o".${keyCol} = ${value(keyCol)}` : '';
   const beforeRow = !before ? '' : ('joined' in before ? before.joined.map((c) => `"o".${quoteIdent(c)}`) : before.old.map((c) => `old.${quoteIdent(c)}`)).map((c, i) => `, ${c} AS "grr_b${i}"`).join('');

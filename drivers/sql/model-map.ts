@@ -17,6 +17,8 @@ export interface StorageInfo {
    * not through to_jsonb, which cost a batch update of 100 rows ~0.1 ms of PostgreSQL's time.
    */
   plainEquality?: Readonly<Record<string, true>>;
+  /** Column -> its SQL type as the catalog names it, learned at start (column-types.ts); absent until then. */
+  columnTypes?: Readonly<Record<string, string>>;
   /** Fields that lead an index the model declares (compile-count-filter.ts counts through them). */
   indexed?: readonly string[];
   /** Timestamp fields maintained by the driver (null when the model has none). */

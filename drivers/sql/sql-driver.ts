@@ -30,6 +30,7 @@ import { allOrNone, isShortfall } from './all-or-none';
 import { shapeRow, type LoadContext } from './load-relations';
 import { runList } from './run-list';
 import { ServerFacts } from './server-facts';
+import { learnColumnTypes } from './column-types';
 import type { HiddenFields, JsonPlan, JsonReadOptions, JsonReads, JsonRows } from '../../lib/driver/json-read';
 import { JsonHeadCache, type CompiledJson } from './compile-json';
 import { planJson, runJson } from './read-json';
@@ -88,8 +89,9 @@ export class SqlDriver extends ConnectionDriver<Sequelize> implements Driver, Js
     if (this.connectionOrUndefined()) void this.ready().catch(() => undefined);
   }
 
-  /** Learns the server's facts once (api.ready() awaits it); a failure is asked again by the next call. */
-  ready = (): Promise<void> => this.facts.learn().then(() => undefined);
+  /** Learns the server's facts and the tables' column types once (api.ready() awaits it); a failure is asked again by the next call. */
+  ready = (): Promise<void> => (this.learned ??= Promise.all([this.facts.learn(), learnColumnTypes((s) => this.run(s, undefined), Object.values(this.tables))]).then(() => undefined, (error: unknown) => { this.learned = null; throw error; }));
+  private learned: Promise<void> | null = null;
 
   parseId(model: string, raw: string): Id | null {
     if (!/^[1-9][0-9]{0,15}$/.test(raw)) return null;

@@ -44,6 +44,18 @@ describe('sql compiler: writes', () => {
     expect(JSON.parse(s.bind[0] as string)).to.deep.equal([{ id: 1, price: 5, 'no"te': 'a' }, { id: 2, price: 6, 'no"te': null }]);
   });
 
+  it('with the column types learned at start, a uniform update reads a typed column list of only its columns (json_to_recordset)', () => {
+    const typed: StorageInfo = { ...products, columnTypes: { id: 'integer', price: 'double precision', 'no"te': 'character varying(255)', version: 'integer' } };
+    const s = compileUpdate(typed, 'id', [{ id: 1, changes: { price: 5, note: 'a' } }, { id: 2, changes: { price: 6, note: null } }]);
+    expect(s.sql).to.contain('FROM json_to_recordset($1::json) AS "u"("id" integer, "price" double precision, "no""te" character varying(255)) WHERE "t"."id" = "u"."id"');
+    expect(JSON.parse(s.bind[0] as string)).to.deep.equal([{ id: 1, price: 5, 'no"te': 'a' }, { id: 2, price: 6, 'no"te': null }]);
+    // the version column (decision 81) is one of the typed columns
+    expect(compileUpdate({ ...typed, columns: { ...typed.columns, version: 'version' } }, 'id', [{ id: 1, changes: { price: 5 }, expected: 3 }], undefined, ['id'], 'version').sql).to.contain('AS "u"("id" integer, "price" double precision, "version" integer)');
+    // a column whose type is unknown, or items that change different fields: the untyped forms
+    expect(compileUpdate({ ...typed, columnTypes: { id: 'integer' } }, 'id', [{ id: 1, changes: { price: 5 } }]).sql).to.contain('jsonb_populate_recordset(NULL::"products", $1::jsonb)');
+    expect(compileUpdate(typed, 'id', [{ id: 1, changes: { price: 5 } }, { id: 2, changes: { note: 'b' } }]).sql).to.contain('jsonb_array_elements($1::jsonb)');
+  });
+
   it('the dirty check compares fields of a plain-equality type directly, the others through to_jsonb', () => {
     const s = compileUpdate({ ...products, plainEquality: { price: true } }, 'id', [{ id: 1, changes: { price: 5, note: 'a' } }]);
     expect(s.sql).to.contain('CASE WHEN ("u"."price" IS DISTINCT FROM "t"."price") OR (to_jsonb("u"."no""te") IS DISTINCT FROM to_jsonb("t"."no""te")) THEN');
