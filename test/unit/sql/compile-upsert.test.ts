@@ -30,6 +30,16 @@ describe('sql compiler: upsert with history (decision 83)', () => {
     expect(s.sql).to.include(`jsonb_build_object('code', old."code", 'status', old."status", 'note', old."note", 'version', old."version") AS "grr_before")`);
   });
 
+  it('with the column types learned at start: the matched rows as a typed column list; plain-equality fields compared directly, in both halves', () => {
+    const typed: StorageInfo = { ...orders, columnTypes: { id: 'integer', code: 'text', status: 'text', note: 'text', version: 'integer', updated_at: 'timestamp with time zone' }, plainEquality: { status: true } };
+    const s = compileUpsert(typed, model, chunk(), {}, ['status']);
+    expect(s.sql).to.include('FROM json_to_recordset($1::json) AS "m"("id" integer, "status" text) WHERE');
+    expect(s.sql).to.include('AND (("m"."status" IS DISTINCT FROM "t"."status"))');
+    expect(s.sql).to.include('WHERE EXCLUDED."status" IS DISTINCT FROM "t"."status"');
+    // a field without plain equality keeps the JSON comparison
+    expect(compileUpsert(typed, model, chunk({ matched: [{ code: 'A', note: 'x' }], matchedIds: [1] }), {}, []).sql).to.include('to_jsonb("m"."note") IS DISTINCT FROM to_jsonb("t"."note")');
+  });
+
   it('the outcome answers each matched row as it was (null: not written), unchanged rows apart', () => {
     const rows = [
       { id: 1, code: 'A', grr_action: 'updated', grr_before: { code: 'A', status: 'open', version: 3 } },
