@@ -36,8 +36,12 @@ function bucket(url: string): string {
   return local ? `${local[1]}/${local[2]}` : url;
 }
 
-/** BENCH_HEAP=1: where the request allocates (sampling heap profile) instead of where it spends CPU. */
-const HEAP = process.env.BENCH_HEAP === '1';
+/**
+ * BENCH_HEAP=1: where the request allocates (sampling heap profile) instead of where it spends CPU;
+ * BENCH_HEAP=promoted: only what outlived a young-generation collection (what makes scavenges slow).
+ */
+const HEAP = process.env.BENCH_HEAP === '1' || process.env.BENCH_HEAP === 'promoted';
+const HEAP_MODE = process.env.BENCH_HEAP === 'promoted' ? 'start-promoted' : 'start-heap';
 
 interface HeapNode {
   callFrame: { functionName: string; url: string; lineNumber: number };
@@ -165,7 +169,7 @@ async function main(): Promise<void> {
   await withSeededSqlServer(async (child) => {
     const baseline = process.env.PROFILE_TARGET === 'baseline';
     if (WRITE) {
-      await profileWrites(child.ready.library, () => message(child, { profile: HEAP ? 'start-heap' : 'start' }, 'profiling'), baseline ? child.ready.baseline : null);
+      await profileWrites(child.ready.library, () => message(child, { profile: HEAP ? HEAP_MODE : 'start' }, 'profiling'), baseline ? child.ready.baseline : null);
       await message(child, { profile: file }, 'profiled');
       requests = WRITES;
       return;
@@ -173,7 +177,7 @@ async function main(): Promise<void> {
     if (BULK > 0) {
       const url = baseline ? `${child.ready.baseline}/products` : `${child.ready.library}/api/v1/products`;
       for (let i = 0; i < 5; i += 1) await postBulk(url, `warm${i}`);
-      await message(child, { profile: HEAP ? 'start-heap' : 'start' }, 'profiling');
+      await message(child, { profile: HEAP ? HEAP_MODE : 'start' }, 'profiling');
       for (let i = 0; i < BULK; i += 1) await postBulk(url, String(i));
       await message(child, { profile: file }, 'profiled');
       requests = BULK;
@@ -185,7 +189,7 @@ async function main(): Promise<void> {
     const connections = Number(process.env.BENCH_CONNECTIONS ?? 10);
     await autocannon({ url, connections, duration: 2 });
     // only the measured load is profiled, not the server's start or the warm-up
-    await message(child, { profile: HEAP ? 'start-heap' : 'start' }, 'profiling');
+    await message(child, { profile: HEAP ? HEAP_MODE : 'start' }, 'profiling');
     const r = await autocannon({ url, connections, duration: seconds });
     await message(child, { profile: file }, 'profiled');
     console.log(`${r.requests.average} req/s, p50 ${r.latency.p50} ms, non-2xx ${r.non2xx}; ${r.requests.total} requests`);

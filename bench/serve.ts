@@ -88,7 +88,9 @@ serveChild(async () => {
   // authorization off unless BENCH_AUTH=1 (the baseline has none); bench:features measures its cost
   const auth = process.env.BENCH_AUTH === '1';
   const target = driver === 'sql' ? { driver: 'sql' as const, postgresUri: uri } : { driver: 'mongo' as const, mongoUri: uri };
-  const example = await createExampleApp({ ...target, auth, adminToken: BENCH_TOKENS.superuser });
+  // BENCH_HISTORY_OFF=orders (bench:history): those resources without their history (decision 83)
+  const historyOff = process.env.BENCH_HISTORY_OFF ? Object.fromEntries(process.env.BENCH_HISTORY_OFF.split(',').map((name) => [name.trim(), false as const])) : undefined;
+  const example = await createExampleApp({ ...target, auth, adminToken: BENCH_TOKENS.superuser, history: historyOff });
   // BENCH_PER_STEP_LINKS=1 (bench:set-writes): the relation routes' per-step path of a driver without
   // PivotCapability.link and guardedLink (read, detach, update, attach), beside the set-based one in the same run
   const pivots = example.api.registry.entry('product').driver.pivots as { link?: unknown; guardedLink?: unknown } | undefined;
