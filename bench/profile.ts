@@ -121,7 +121,7 @@ async function postBulk(url: string, tag: string): Promise<void> {
   await res.arrayBuffer();
 }
 
-/** PROFILE_WRITE=sync|batch (PROFILE_WRITES=N, default 300): N syncs of 100 tags or batch updates of 100 products, as bench:peers sends them. */
+/** PROFILE_WRITE=sync|batch|orders (PROFILE_WRITES=N, default 300): N syncs of 100 tags or batch updates of 100 products, as bench:peers sends them, or of 100 orders, as bench:history does. */
 const WRITE = process.env.PROFILE_WRITE;
 const WRITES = Number(process.env.PROFILE_WRITES ?? 300);
 
@@ -151,6 +151,17 @@ async function profileWrites(base: string, start: () => Promise<void>, baseline:
     for (const id of products.splice(0, 20)) await send('POST', syncUrl(id), wanted);
     await start();
     for (const id of products) await send('POST', syncUrl(id), wanted);
+    return;
+  }
+  if (WRITE === 'orders') {
+    // a batch update of 100 orders, as bench:history sends it (BENCH_HISTORY_OFF=orders: without their history)
+    const user = (await send('POST', `${api}/users`, { name: 'Profile', email: `profile-${Date.now()}@example.test` })).model as { id: number };
+    const made = await send('POST', `${api}/orders`, { order: Array.from({ length: 100 }, (_, i) => ({ user_id: user.id, number: `PROF-${Date.now()}-${i}`, total: 10 + i, placed_at: '2026-11-01T10:00:00.000Z' })) });
+    const ids = (made.models as Array<{ model: { id: number } }>).map((m) => m.model.id);
+    const orders = (rep: number) => ({ order: ids.map((id, i) => ({ id, notes: `batch ${rep} ${i}`, total: 10 + ((i + rep) % 50) })) });
+    for (let i = 0; i < 20; i += 1) await send('PATCH', `${api}/orders/batch`, orders(i));
+    await start();
+    for (let i = 0; i < WRITES; i += 1) await send('PATCH', `${api}/orders/batch`, orders(i + 20));
     return;
   }
   const batch = (rep: number) => ({ product: Array.from({ length: 100 }, (_, i) => ({ id: 1000 + i * 7, price: 20 + ((rep + i) % 50), stock: (rep * 3 + i) % 40 })) });
