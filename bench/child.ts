@@ -33,12 +33,12 @@ function compiledScript(script: string): string {
 
 /**
  * Forks `bench/<script>`, compiled (above), and waits for its first IPC message (`{error}` rejects).
- * stop() sends 'stop' and waits for the exit (SIGKILL after 10 s).
+ * `env`: added to this process's environment for the child. stop() sends 'stop' and waits for the exit (SIGKILL after 10 s).
  */
-export function startChild<T>(script: string, args: string[], nodeFlags: string[] = []): Promise<Child<T>> {
+export function startChild<T>(script: string, args: string[], nodeFlags: string[] = [], env: Record<string, string> = {}): Promise<Child<T>> {
   const file = compiledScript(script);
   const execArgv = file.endsWith('.ts') ? ['--import', 'tsx', ...nodeFlags] : nodeFlags;
-  const child = fork(file, args, { execArgv, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const child = fork(file, args, { execArgv, env: { ...process.env, ...env }, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const stop = async (): Promise<void> => {
     if (child.exitCode !== null || child.signalCode !== null) return;

@@ -41,16 +41,8 @@ async function call(side: Side, method: string, path: string, body: unknown): Pr
   return answer;
 }
 
-/** The bench's server child with `env` set while it starts. */
-function serve(uri: string, env: Record<string, string>): Promise<Child<ServeReady>> {
-  const saved = { ...process.env };
-  Object.assign(process.env, env);
-  try {
-    return startChild<ServeReady>('serve.ts', ['sql', uri]);
-  } finally {
-    process.env = saved;
-  }
-}
+/** The bench's server child (serve.ts) on PostgreSQL, `env` added to its environment. */
+const serve = (uri: string, env: Record<string, string> = {}): Promise<Child<ServeReady>> => startChild<ServeReady>('serve.ts', ['sql', uri], [], env);
 
 async function main(): Promise<void> {
   const commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: __dirname }).toString().trim();

@@ -126,15 +126,8 @@ async function send(method: string, url: string, body: unknown, check: (answer: 
   if (!res.ok || !check(answer)) throw new Error(`${method} ${url} -> ${res.status}: ${JSON.stringify(answer).slice(0, 300)}`);
 }
 
-function serve(uri: string, env: Record<string, string>): Promise<Child<ServeReady>> {
-  const saved = { ...process.env };
-  Object.assign(process.env, env);
-  try {
-    return startChild<ServeReady>('serve.ts', ['sql', uri]);
-  } finally {
-    process.env = saved;
-  }
-}
+/** The bench's server child (serve.ts) on PostgreSQL, `env` added to its environment. */
+const serve = (uri: string, env: Record<string, string> = {}): Promise<Child<ServeReady>> => startChild<ServeReady>('serve.ts', ['sql', uri], [], env);
 
 /** pgbench's transactions per second for a script, or null without pgbench. */
 async function pgbench(uri: string, script: string): Promise<number | null> {
