@@ -86,7 +86,7 @@ export async function withLease<T>(sequelize: Sequelize, work: (lease: Lease) =>
 async function leased<T>(db: Sequelize, owner: Sequelize, work: (lease: Lease) => Promise<T>, replica: Replica | null, single: boolean): Promise<T> {
   const manager = managerOf(db);
   const client = await manager.getConnection({ type: 'SELECT' });
-  const settings = localSettings(owner);
+  const settings = localSettings(owner, single);
   const lease: Lease | TxTarget = settings ? { lease: client, id: 'read', begin: `BEGIN READ ONLY${settings}`, end: single ? 'next' : 'open' } : { lease: client };
   if (settings) client.pipeline = true;
   const open = (): boolean => 'begin' in lease && lease.begin === null && lease.end !== 'sent';

@@ -50,10 +50,12 @@ export function sqlOptions(sequelize: Sequelize): SqlConnectionOptions {
  * simple-query message: no round trip of its own); '' when none is declared. The values are
  * checked integers, never a client's text.
  */
-export function localSettings(sequelize: Sequelize): string {
+export function localSettings(sequelize: Sequelize, single = false): string {
   const { statementTimeout, idleInTransactionTimeout } = sqlOptions(sequelize);
   let sql = '';
   if (statementTimeout !== undefined) sql += `; SET LOCAL statement_timeout = ${statementTimeout}`;
-  if (idleInTransactionTimeout !== undefined) sql += `; SET LOCAL idle_in_transaction_session_timeout = ${idleInTransactionTimeout}`;
+  // a one-statement read leaves whole in one write (BEGIN, the statement, its COMMIT): it never
+  // waits in the transaction for its client, so that timeout would be one more statement for nothing
+  if (idleInTransactionTimeout !== undefined && !single) sql += `; SET LOCAL idle_in_transaction_session_timeout = ${idleInTransactionTimeout}`;
   return sql;
 }

@@ -24,6 +24,8 @@ describe('SQL connection options (decisions 85, 86)', () => {
     configureSql(db, { statementTimeout: 30_000 });
     configureSql(db, { idleInTransactionTimeout: 60_000 });
     expect(localSettings(db)).to.equal('; SET LOCAL statement_timeout = 30000; SET LOCAL idle_in_transaction_session_timeout = 60000');
+    // a one-statement read goes out whole in one write: it cannot idle in its transaction
+    expect(localSettings(db, true)).to.equal('; SET LOCAL statement_timeout = 30000');
     expect(sqlOptions(db)).to.deep.equal({ statementTimeout: 30_000, idleInTransactionTimeout: 60_000 });
   });
 
