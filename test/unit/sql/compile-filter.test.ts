@@ -40,7 +40,9 @@ const cases: Case[] = [
   { title: 'like on a non-string field matches nothing', filter: c('price', 'like', '1%'), sql: 'FALSE', bind: [] },
   { title: 'not like on a non-string field matches everything', filter: c('price', 'not like', '1%'), sql: 'TRUE', bind: [] },
   { title: 'in binds one array', filter: c('status', 'in', ['draft', 'inactive']), sql: '"t0"."status" = ANY($1)', bind: [['draft', 'inactive']] },
-  { title: 'in with null', filter: c('category_id', 'in', [1, null]), sql: '("t0"."category_id" = ANY($1) OR "t0"."category_id" IS NULL)', bind: [[1]] },
+  { title: 'in with null', filter: c('category_id', 'in', [1, 2, null]), sql: '("t0"."category_id" = ANY($1) OR "t0"."category_id" IS NULL)', bind: [[1, 2]] },
+  // one value is `=`: a prepared `= ANY($1)` never got a generic plan (a show planned on every execution)
+  { title: 'in with one value (and null)', filter: c('category_id', 'in', [1, null]), sql: '("t0"."category_id" = $1 OR "t0"."category_id" IS NULL)', bind: [1] },
   { title: 'not in matches NULL', filter: c('status', 'not in', ['a', 'b']), sql: '("t0"."status" IS NULL OR NOT ("t0"."status" = ANY($1)))', bind: [['a', 'b']] },
   { title: 'not in with null excludes NULL', filter: c('category_id', 'not in', [1, null]), sql: '("t0"."category_id" IS NOT NULL AND NOT ("t0"."category_id" = ANY($1)))', bind: [[1]] },
   { title: 'between is inclusive', filter: c('price', 'between', [20, 200]), sql: '"t0"."price" BETWEEN $1 AND $2', bind: [20, 200] },
@@ -85,8 +87,8 @@ const cases: Case[] = [
   {
     title: 'belongsToMany EXISTS through the pivot',
     filter: rel('tags', c('name', 'in', ['red'])),
-    sql: 'EXISTS (SELECT 1 FROM "product_tag" AS "p2" JOIN "tags" AS "r1" ON "r1"."id" = "p2"."tag_id" WHERE "p2"."product_id" = "t0"."id" AND "r1"."name" = ANY($1))',
-    bind: [['red']],
+    sql: 'EXISTS (SELECT 1 FROM "product_tag" AS "p2" JOIN "tags" AS "r1" ON "r1"."id" = "p2"."tag_id" WHERE "p2"."product_id" = "t0"."id" AND "r1"."name" = $1)',
+    bind: ['red'],
   },
   {
     title: 'dot path: nested EXISTS (reviews.user)',

@@ -156,6 +156,6 @@ describe('sql compiler: statement heads cached by query shape', () => {
     compileList(queries[3], catalog, tables, cache);
     compileList(queries[4], catalog, tables, cache);
     expect(cache.heads.size).to.equal(1);
-    expect(compileList(queries[4], catalog, tables, cache).rows.bind).to.deep.equal(['H%', [2]]);
+    expect(compileList(queries[4], catalog, tables, cache).rows.bind).to.deep.equal(['H%', 2]);
   });
 });
