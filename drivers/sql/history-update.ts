@@ -22,18 +22,21 @@ export function compileHistoryUpdate(update: SqlStatement, storage: StorageInfo,
   };
   const after = sent.map((f, i) => `, "t".${quoteIdent(columnOf(storage, f))} AS "grr_a${i}"`).join('');
   const keyed = `, "t".${quoteIdent(columnOf(storage, info.key))} AS "grr_k"${info.versionField ? `, "t".${quoteIdent(columnOf(storage, info.versionField))} AS "grr_v"` : ''}`;
-  // each changed field's object, concatenated; a plain-equality type (describe-model.ts) compared
-  // as itself (to_jsonb on both sides of every compare was a third of what history added to a batch of 100)
-  const pairs = sent.map((f, i) => {
-    const [was, now] = [`"w"."grr_b${i}"`, `"w"."grr_a${i}"`];
-    const differs = storage.plainEquality?.[f] ? `${was} IS DISTINCT FROM ${now}` : `to_jsonb(${was}) IS DISTINCT FROM to_jsonb(${now})`;
-    return `CASE WHEN ${differs} THEN jsonb_build_object(${quoteLiteral(f)}, jsonb_build_array(${was}, ${now})) ELSE '{}'::jsonb END`;
-  });
-  // every sent field of a plain type: one object whose unchanged fields are null and stripped (its
-  // values are scalars, whose nulls inside the [was, now] arrays jsonb_strip_nulls leaves alone)
-  const scalar = sent.length > 0 && sent.every((f) => storage.plainEquality?.[f]);
-  const stripped = `jsonb_strip_nulls(jsonb_build_object(${sent.map((f, i) => `${quoteLiteral(f)}, CASE WHEN "w"."grr_b${i}" IS DISTINCT FROM "w"."grr_a${i}" THEN jsonb_build_array("w"."grr_b${i}", "w"."grr_a${i}") END`).join(', ')}))`;
-  const changes = pairs.length === 0 ? `'{}'::jsonb` : scalar ? stripped : `(${pairs.join(' || ')})`;
+  // every sent field of a plain type (describe-model.ts): one object whose unchanged fields are null
+  // and stripped (its values are scalars, whose nulls inside the [was, now] arrays jsonb_strip_nulls
+  // leaves alone); otherwise each changed field's object, concatenated, compared as JSON where the
+  // type has no plain equality (to_jsonb on both sides of every compare was a third of what history
+  // added to a batch of 100)
+  const [was, now] = [(i: number) => `"w"."grr_b${i}"`, (i: number) => `"w"."grr_a${i}"`];
+  const plain = (f: string) => storage.plainEquality?.[f] === true;
+  const differs = (f: string, i: number) => (plain(f) ? `${was(i)} IS DISTINCT FROM ${now(i)}` : `to_jsonb(${was(i)}) IS DISTINCT FROM to_jsonb(${now(i)})`);
+  const pair = (i: number) => `jsonb_build_array(${was(i)}, ${now(i)})`;
+  const changes =
+    sent.length === 0
+      ? `'{}'::jsonb`
+      : sent.every(plain)
+        ? `jsonb_strip_nulls(jsonb_build_object(${sent.map((f, i) => `${quoteLiteral(f)}, CASE WHEN ${differs(f, i)} THEN ${pair(i)} END`).join(', ')}))`
+        : `(${sent.map((f, i) => `CASE WHEN ${differs(f, i)} THEN jsonb_build_object(${quoteLiteral(f)}, ${pair(i)}) ELSE '{}'::jsonb END`).join(' || ')})`;
   const version = info.versionField ? `"c"."grr_v"` : `COALESCE((SELECT max("x"."version") FROM ${table} AS "x" WHERE "x"."record_id" = "c"."grr_k"::text), 0) + 1`;
   const prune = append.retain === null ? '' : `, "p" AS (DELETE FROM ${table} AS "x" USING "h" WHERE "x"."record_id" = "h"."record_id" AND "x"."version" <= "h"."version" - ${param(append.retain, 'integer')} RETURNING 1)`;
   const reached = `(SELECT count(*) FROM "w")`;
