@@ -1,4 +1,4 @@
-import { columnOf, rowObject, tableSql, type InsertDefaults } from './compile-writes';
+import { columnOf, differsSql, rowObject, tableSql, typedRecordset, type InsertDefaults } from './compile-writes';
 import type { Id, UpsertAction, UpsertChunk, UpsertOutcome } from '../../lib/driver';
 import type { ModelInfo } from '../../lib/resource/model-info';
 import type { StorageInfo } from './model-map';
@@ -44,9 +44,6 @@ interface Parts {
 }
 
 const has = (record: Record<string, unknown>, field: string) => Object.prototype.hasOwnProperty.call(record, field);
-/** Decision 67's dirty check of one field: a plain-equality type (describe-model.ts) compared directly, any other as JSON. */
-const distinct = (info: StorageInfo, field: string, given: string, stored: string): string =>
-  info.plainEquality?.[field] ? `${given} IS DISTINCT FROM ${stored}` : `to_jsonb(${given}) IS DISTINCT FROM to_jsonb(${stored})`;
 /** A literal object (V8's fast properties: half the time of a prototype-less one to build and stringify) unless a column is named __proto__. */
 const literalRow = (columns: string[]): (() => Record<string, unknown>) => (columns.includes('__proto__') ? () => Object.create(null) as Record<string, unknown> : () => ({}));
 
@@ -94,7 +91,7 @@ function matchedUpdate(p: Parts, chunk: UpsertChunk): string {
   const uniform = chunk.matched.every((r) => updated.every((f) => has(r, f)));
   const value = (f: string) => (uniform ? `"m".${col(f)}` : `("m"."r").${col(f)}`);
   const sent = (f: string) => (uniform ? '' : `jsonb_exists("m"."j", ${quoteLiteral(columnOf(info, f))}) AND `);
-  const differs = updated.map((f) => `(${sent(f)}${distinct(info, f, value(f), `"t".${col(f)}`)})`);
+  const differs = updated.map((f) => `(${sent(f)}${differsSql(info, f, value(f), `"t".${col(f)}`)})`);
   const sets = updated.map((f) => `${col(f)} = ${uniform ? value(f) : `CASE WHEN jsonb_exists("m"."j", ${quoteLiteral(columnOf(info, f))}) THEN ${value(f)} ELSE "t".${col(f)} END`}`);
   if (info.updatedAt) sets.push(`${col(info.updatedAt)} = ${STAMP_NOW}`);
   if (p.version) sets.push(`${col(p.version)} = "t".${col(p.version)} + 1`);
@@ -111,12 +108,12 @@ function matchedUpdate(p: Parts, chunk: UpsertChunk): string {
   });
   const json = p.param(JSON.stringify(rows));
   // with every column's type known (column-types.ts), a typed column list of only these columns
-  const typed = uniform && [keyColumn, ...columns].every((c) => info.columnTypes?.[c] !== undefined);
-  const source = typed
-    ? `json_to_recordset(${json}::json) AS "m"(${[keyColumn, ...columns].map((c) => `${quoteIdent(c)} ${info.columnTypes![c]}`).join(', ')})`
-    : uniform
-    ? `json_populate_recordset(NULL::${table}, ${json}::json) AS "m"`
-    : `(SELECT "e"."j", jsonb_populate_record(NULL::${table}, "e"."j") AS "r" FROM jsonb_array_elements(${json}::jsonb) AS "e"("j")) AS "m"`;
+  const typed = uniform ? typedRecordset(info, [keyColumn, ...columns], json, 'm') : null;
+  const source =
+    typed ??
+    (uniform
+      ? `json_populate_recordset(NULL::${table}, ${json}::json) AS "m"`
+      : `(SELECT "e"."j", jsonb_populate_record(NULL::${table}, "e"."j") AS "r" FROM jsonb_array_elements(${json}::jsonb) AS "e"("j")) AS "m"`);
   // history: the written rows as they were, from RETURNING's `old` (PostgreSQL 18) or the statement's snapshot joined by key
   const old = p.before && !p.returnsOld ? ` JOIN ${table} AS "o" ON "o".${col(p.key)} = ${value(p.key)}` : '';
   const before = p.before ? `, ${rowObject(p.returnsOld ? 'old' : 'o', p.before)} AS ${quoteIdent(BEFORE)}` : '';
@@ -153,7 +150,7 @@ function createdInsert(p: Parts, chunk: UpsertChunk, defaults: InsertDefaults, n
   if (info.updatedAt) onConflict.push(`${col(info.updatedAt)} = ${STAMP_NOW}`);
   if (p.version) onConflict.push(`${col(p.version)} = "t".${col(p.version)} + 1`);
   const conflictDiffers = overwritten.map((f) => {
-    const differs = distinct(info, f, `EXCLUDED.${col(f)}`, `"t".${col(f)}`);
+    const differs = differsSql(info, f, `EXCLUDED.${col(f)}`, `"t".${col(f)}`);
     return sometimes.has(f) ? `(${differs} AND ${skipped(f)} IS NOT TRUE)` : differs;
   });
 

@@ -94,13 +94,13 @@ export function compileUpdate(info: StorageInfo, key: string, items: UpdateItems
   const uniform = items.every((i) => fields.every((f) => Object.prototype.hasOwnProperty.call(i.changes, f)));
   // the text depends on the fields and options only: made once per shape (a batch of 100 rebuilt it every time)
   // with every column's type known (column-types.ts), a typed column list instead of the table's whole row type
-  const typed = uniform && !!info.columnTypes && [key, ...fields, ...(version ? [version] : [])].every((f) => info.columnTypes![columnOf(info, f)] !== undefined);
-  const shape = `${key}\u0001${fields.join('\u0000')}\u0001${uniform}\u0001${typed}\u0001${guard ? `${guard.field}:${guard.isNull}` : ''}\u0001${returned.join('\u0000')}\u0001${version ?? ''}\u0001${before ? JSON.stringify(before) : ''}`;
+  const typed = uniform ? typedRecordset(info, [key, ...fields, ...(version ? [version] : [])].map((f) => columnOf(info, f)), '$1', 'u') : null;
+  const shape = `${key}\u0001${fields.join('\u0000')}\u0001${uniform}\u0001${typed !== null}\u0001${guard ? `${guard.field}:${guard.isNull}` : ''}\u0001${returned.join('\u0000')}\u0001${version ?? ''}\u0001${before ? JSON.stringify(before) : ''}`;
   let texts = updateTexts.get(info);
   if (!texts) updateTexts.set(info, (texts = new Map()));
   let sql = texts.get(shape);
   if (sql === undefined) {
-    sql = updateText(info, key, fields, uniform && typed ? 'typed' : uniform, guard, returned, version, before);
+    sql = updateText(info, key, fields, typed ?? uniform, guard, returned, version, before);
     if (texts.size < 200) texts.set(shape, sql);
   }
   // prepared, as the INSERT: one JSON document whatever the items, so one plan fits all
@@ -141,12 +141,24 @@ function updateRowsJson(info: StorageInfo, key: string, fields: string[], versio
   return `${json}]`;
 }
 
-/** The rows of $1 (a JSON array) with only these fields' columns, each of its catalog type (a type is the catalog's text, never a client's). */
-function typedRows(info: StorageInfo, fields: string[]): string {
-  return `json_to_recordset($1::json) AS "u"(${fields.map((f) => `${quoteIdent(columnOf(info, f))} ${info.columnTypes![columnOf(info, f)]}`).join(', ')})`;
+/**
+ * `json_to_recordset(<json>::json) AS <alias>(<column> <type>, ...)`: the rows of a JSON array with
+ * only these columns, each of its catalog type (column-types.ts; the catalog's text, never a
+ * client's); null when a column's type is not known (the caller keeps the table's row type).
+ */
+export function typedRecordset(info: StorageInfo, columns: string[], json: string, alias: string): string | null {
+  const types = info.columnTypes;
+  if (!types || !columns.every((c) => types[c] !== undefined)) return null;
+  return `json_to_recordset(${json}::json) AS ${quoteIdent(alias)}(${columns.map((c) => `${quoteIdent(c)} ${types[c]}`).join(', ')})`;
 }
 
-function updateText(info: StorageInfo, key: string, fields: string[], form: boolean | 'typed', guard: { field: string; isNull: boolean } | undefined, returned: string[], version: string | null | undefined, before: BeforeRow): string {
+/** Decision 67's dirty check of one field: a plain-equality type (describe-model.ts) compared as itself, any other as JSON. */
+export function differsSql(info: StorageInfo, field: string, given: string, stored: string): string {
+  return info.plainEquality?.[field] ? `${given} IS DISTINCT FROM ${stored}` : `to_jsonb(${given}) IS DISTINCT FROM to_jsonb(${stored})`;
+}
+
+/** `form`: the typed recordset (typedRecordset), else whether every item sends the same fields. */
+function updateText(info: StorageInfo, key: string, fields: string[], form: boolean | string, guard: { field: string; isNull: boolean } | undefined, returned: string[], version: string | null | undefined, before: BeforeRow): string {
   const table = tableSql(info);
   const uniform = form !== false;
   const value = (col: string) => (uniform ? `"u".${col}` : `("u"."r").${col}`);
@@ -159,7 +171,7 @@ function updateText(info: StorageInfo, key: string, fields: string[], form: bool
   // stored one; compared as jsonb so every column type (json, arrays) has an equality
   const differs = fields.map((f) => {
     const col = quoteIdent(columnOf(info, f));
-    return info.plainEquality?.[f] ? `(${sent(f)}${value(col)} IS DISTINCT FROM "t".${col})` : `(${sent(f)}to_jsonb(${value(col)}) IS DISTINCT FROM to_jsonb("t".${col}))`;
+    return `(${sent(f)}${differsSql(info, f, value(col), `"t".${col}`)})`;
   });
   // a guarded write (soft delete, restore) always changes its field
   const changed = guard ? 'TRUE' : differs.length === 0 ? 'FALSE' : differs.join(' OR ');
@@ -172,7 +184,7 @@ function updateText(info: StorageInfo, key: string, fields: string[], form: bool
   if (versionCol) sets.push(`${versionCol} = CASE WHEN ${changed} THEN "t".${versionCol} + 1 ELSE "t".${versionCol} END`);
   const keyCol = quoteIdent(columnOf(info, key));
   if (sets.length === 0) sets.push(`${keyCol} = "t".${keyCol}`);
-  const source = form === 'typed' ? typedRows(info, [key, ...fields, ...(version ? [version] : [])]) : uniform ? `jsonb_populate_recordset(NULL::${table}, $1::jsonb) AS "u"` : `(SELECT "e"."j", jsonb_populate_record(NULL::${table}, "e"."j") AS "r" FROM jsonb_array_elements($1::jsonb) AS "e"("j")) AS "u"`;
+  const source = typeof form === 'string' ? form : uniform ? `jsonb_populate_recordset(NULL::${table}, $1::jsonb) AS "u"` : `(SELECT "e"."j", jsonb_populate_record(NULL::${table}, "e"."j") AS "r" FROM jsonb_array_elements($1::jsonb) AS "e"("j")) AS "u"`;
   // decision 83 (history): the row as it was, from RETURNING's `old` or the statement's snapshot joined by key
   const old = before && 'joined' in before ? ` JOIN ${table} AS "o" ON "o".${keyCol} = ${value(keyCol)}` : '';
   const beforeRow = !before ? '' : ('joined' in before ? before.joined.map((c) => `"o".${quoteIdent(c)}`) : before.old.map((c) => `old.${quoteIdent(c)}`)).map((c, i) => `, ${c} AS "grr_b${i}"`).join('');

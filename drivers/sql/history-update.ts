@@ -1,7 +1,7 @@
 import type { HistoryUpdateAppend } from '../../lib/driver';
 import type { ModelInfo } from '../../lib/resource/model-info';
 import { SHORTFALL } from './all-or-none';
-import { columnOf } from './compile-writes';
+import { columnOf, differsSql } from './compile-writes';
 import type { StorageInfo } from './model-map';
 import { quoteIdent, quoteLiteral, type SqlStatement } from './sql-builder';
 
@@ -29,7 +29,7 @@ export function compileHistoryUpdate(update: SqlStatement, storage: StorageInfo,
   // added to a batch of 100)
   const [was, now] = [(i: number) => `"w"."grr_b${i}"`, (i: number) => `"w"."grr_a${i}"`];
   const plain = (f: string) => storage.plainEquality?.[f] === true;
-  const differs = (f: string, i: number) => (plain(f) ? `${was(i)} IS DISTINCT FROM ${now(i)}` : `to_jsonb(${was(i)}) IS DISTINCT FROM to_jsonb(${now(i)})`);
+  const differs = (f: string, i: number) => differsSql(storage, f, was(i), now(i));
   const pair = (i: number) => `jsonb_build_array(${was(i)}, ${now(i)})`;
   const changes =
     sent.length === 0
